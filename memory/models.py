@@ -1,0 +1,1 @@
+# Models arrive with the call-path and write-lane issues.

@@ -1,0 +1,96 @@
+"""``Authorization: Bearer hv_<prefix>_<secret>``.
+
+The principal behind a prefix is cached in Redis, so a request on the hot path reads no table
+for authentication; a revoke deletes the cache entry. ``last_used_at`` is written at most once a
+minute per key, not on every request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+
+from django.core.cache import cache
+from django.utils import timezone
+from redis.exceptions import RedisError
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.request import Request
+
+from tenants.models import ApiKey
+from tenants.principal import ApiPrincipal
+from tenants.selectors import api_principal_load
+from tenants.services import api_key_cache_key, api_key_hash, api_key_parse
+
+logger = logging.getLogger(__name__)
+
+PRINCIPAL_CACHE_SECONDS = 300
+UNKNOWN_CACHE_SECONDS = 30
+LAST_USED_RESOLUTION_SECONDS = 60
+_UNKNOWN = "unknown"
+
+
+class ApiKeyFailed(exceptions.AuthenticationFailed):
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail=detail, code=code)
+
+
+def _principal_for(prefix: str) -> ApiPrincipal | None:
+    cache_key = api_key_cache_key(prefix)
+    try:
+        cached = cache.get(cache_key)
+    except RedisError:
+        logger.warning("Redis unavailable; authenticating hv_%s from PostgreSQL", prefix)
+        return api_principal_load(prefix=prefix)
+    if cached == _UNKNOWN:
+        return None
+    if cached is not None:
+        return ApiPrincipal.from_cache(cached)
+    principal = api_principal_load(prefix=prefix)
+    with contextlib.suppress(RedisError):
+        if principal is None:
+            cache.set(cache_key, _UNKNOWN, UNKNOWN_CACHE_SECONDS)
+        else:
+            cache.set(cache_key, principal.to_cache(), PRINCIPAL_CACHE_SECONDS)
+    return principal
+
+
+def _touch(principal: ApiPrincipal) -> None:
+    try:
+        due = cache.add(f"apikey-used:{principal.key_id}", 1, LAST_USED_RESOLUTION_SECONDS)
+    except RedisError:
+        return  # bookkeeping only: never fail or slow a request for it
+    if due:
+        ApiKey.objects.filter(pk=principal.key_id).update(last_used_at=timezone.now())
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    keyword = b"bearer"
+
+    def authenticate(self, request: Request) -> tuple[ApiPrincipal, ApiPrincipal] | None:
+        header = get_authorization_header(request).split()
+        if not header:
+            return None  # the permission class answers 401 missing_api_key
+        if header[0].lower() != self.keyword or len(header) != 2:
+            raise ApiKeyFailed("invalid_authorization_header", "Use 'Authorization: Bearer <key>'.")
+        try:
+            raw = header[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise ApiKeyFailed("invalid_api_key", "The API key is not valid.") from None
+        parsed = api_key_parse(raw)
+        if parsed is None:
+            raise ApiKeyFailed("invalid_api_key", "The API key is not valid.")
+        prefix, secret = parsed
+        principal = _principal_for(prefix)
+        if principal is None or not hmac.compare_digest(
+            principal.secret_hash, api_key_hash(secret)
+        ):
+            raise ApiKeyFailed("invalid_api_key", "The API key is not valid.")
+        if principal.revoked:
+            raise ApiKeyFailed("revoked_api_key", "The API key has been revoked.")
+        _touch(principal)
+        return principal, principal
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="handover"'

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Tenant(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    OPERATOR = "operator", "Operator"
+    VIEWER = "viewer", "Viewer"
+
+
+class Membership(models.Model):
+    """A Django login's access to one tenant in the admin."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "user"], name="membership_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.tenant} ({self.role})"
+
+
+class KeyRole(models.TextChoices):
+    AGENT = "agent", "Agent (call path: sessions, turns, search, facts)"
+    OPERATOR = "operator", "Operator (call path and management)"
+    VIEWER = "viewer", "Viewer (reads management endpoints)"
+
+
+class ApiKey(models.Model):
+    """An API key. The secret is shown once; only its SHA-256 is stored.
+
+    A key is ``hv_<prefix>_<secret>``: the prefix is public and indexed for lookup, the secret
+    is 256 random bits, so a fast hash is enough (nothing to brute-force, unlike a password).
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    role = models.CharField(max_length=16, choices=KeyRole.choices, default=KeyRole.AGENT)
+    # Referenced by name so that this app imports nothing above it (ADR 0003).
+    agent = models.ForeignKey(
+        "schemas.Agent",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="api_keys",
+        help_text="When set, the key reaches only this agent.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.CharField(max_length=200, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "created_at"], name="apikey_tenant_created")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (hv_{self.prefix}_…)"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+class AuditEvent(models.Model):
+    """Who changed what, when, with the value before and after.
+
+    Lives at the bottom of the dependency order so that every app can write one in the same
+    transaction as its change (ADR 0003). Fact values that an erase or forget removes are never
+    written here.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="audit_events")
+    actor = models.CharField(max_length=200)
+    action = models.CharField(max_length=64)
+    target_type = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "-created_at"], name="audit_tenant_time"),
+            models.Index(fields=["tenant", "target_type", "target_id"], name="audit_target"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.target_type}:{self.target_id} by {self.actor}"

@@ -1,0 +1,112 @@
+"""Personas shared by every area: an operator and a viewer in tenant A, and tenant B's key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from schemas.models import Agent
+from schemas.services import agent_create
+from tenants.models import ApiKey, KeyRole, Role, Tenant
+from tenants.services import api_key_create, membership_set
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    # Redis outlives each test's rolled-back transaction: start every test with no cached keys.
+    prefix = str(settings.CACHES["default"].get("KEY_PREFIX", ""))
+    assert prefix.startswith("hv-test"), "run tests through `make test` (CACHE_KEY_PREFIX)"
+    cache.delete_pattern("*")  # type: ignore[attr-defined]  # only keys under the test prefix
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery(settings: Any) -> None:
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+
+
+@dataclass
+class Key:
+    model: ApiKey
+    raw: str
+
+    def client(self) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {self.raw}")
+        return client
+
+
+@pytest.fixture
+def tenant_a(db: None) -> Tenant:
+    return Tenant.objects.create(name="Tenant A", slug="tenant-a")
+
+
+@pytest.fixture
+def tenant_b(db: None) -> Tenant:
+    return Tenant.objects.create(name="Tenant B", slug="tenant-b")
+
+
+@pytest.fixture
+def agent_a(tenant_a: Tenant) -> Agent:
+    return agent_create(tenant_id=tenant_a.pk, slug="advisor", name="Advisor A", actor="test")
+
+
+@pytest.fixture
+def agent_b(tenant_b: Tenant) -> Agent:
+    return agent_create(tenant_id=tenant_b.pk, slug="advisor-b", name="Advisor B", actor="test")
+
+
+def _key(tenant: Tenant, role: str, agent: Agent | None = None) -> Key:
+    model, raw = api_key_create(
+        tenant=tenant,
+        name=f"{role} key",
+        role=role,
+        agent_id=agent.pk if agent else None,
+        actor="test",
+    )
+    return Key(model, raw)
+
+
+@pytest.fixture
+def operator_key_a(tenant_a: Tenant, agent_a: Agent) -> Key:
+    return _key(tenant_a, KeyRole.OPERATOR)
+
+
+@pytest.fixture
+def viewer_key_a(tenant_a: Tenant, agent_a: Agent) -> Key:
+    return _key(tenant_a, KeyRole.VIEWER)
+
+
+@pytest.fixture
+def agent_key_a(tenant_a: Tenant, agent_a: Agent) -> Key:
+    return _key(tenant_a, KeyRole.AGENT)
+
+
+@pytest.fixture
+def key_b(tenant_b: Tenant, agent_b: Agent) -> Key:
+    """Tenant B's operator key: the outsider in every isolation test."""
+    return _key(tenant_b, KeyRole.OPERATOR)
+
+
+@pytest.fixture
+def operator_a(tenant_a: Tenant) -> Any:
+    user: Any = UserFactory(username="operator-a")
+    membership_set(tenant=tenant_a, user=user, role=Role.OPERATOR)
+    return user
+
+
+@pytest.fixture
+def viewer_a(tenant_a: Tenant) -> Any:
+    user: Any = UserFactory(username="viewer-a")
+    membership_set(tenant=tenant_a, user=user, role=Role.VIEWER)
+    return user

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+import factory
+from django.contrib.auth import get_user_model
+
+from tenants.models import Tenant
+
+
+class TenantFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Tenant
+
+    name = factory.Sequence(lambda n: f"Tenant {n}")
+    slug = factory.Sequence(lambda n: f"tenant-{n}")
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    is_staff = True
+    password = factory.django.Password("correct horse battery")

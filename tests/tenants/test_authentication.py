@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from tenants.models import ApiKey
+from tenants.services import api_key_revoke
+from tests.conftest import Key
+
+
+def _get(client: APIClient) -> Any:
+    return client.get("/v1/agents")
+
+
+def test_missing_key_is_401_with_code(db: None) -> None:
+    response = _get(APIClient())
+    assert response.status_code == 401
+    assert response.json()["code"] == "missing_api_key"
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    ("header", "code"),
+    [
+        ("Token abc", "invalid_authorization_header"),
+        ("Bearer", "invalid_authorization_header"),
+        ("Bearer not-a-key", "invalid_api_key"),
+        ("Bearer hv_000000000000_secret", "invalid_api_key"),
+    ],
+)
+def test_malformed_or_unknown_key_is_401(db: None, header: str, code: str) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+    response = _get(client)
+    assert response.status_code == 401
+    assert response.json()["code"] == code
+
+
+def test_right_prefix_wrong_secret_is_401(operator_key_a: Key) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer hv_{operator_key_a.model.prefix}_wrong")
+    assert _get(client).json()["code"] == "invalid_api_key"
+
+
+def test_revoked_key_is_401_even_when_it_was_cached(operator_key_a: Key) -> None:
+    client = operator_key_a.client()
+    assert _get(client).status_code == 200  # now cached
+    api_key_revoke(api_key=operator_key_a.model, actor="test")
+    response = _get(client)
+    assert response.status_code == 401
+    assert response.json()["code"] == "revoked_api_key"
+
+
+def test_cached_key_adds_no_query(operator_key_a: Key, django_assert_num_queries: Any) -> None:
+    client = operator_key_a.client()
+    _get(client)  # warms the principal cache and writes last_used_at
+    with django_assert_num_queries(1):  # the agent list itself; nothing for authentication
+        assert _get(client).status_code == 200
+
+
+def test_last_used_at_is_written_at_most_once_a_minute(operator_key_a: Key) -> None:
+    client = operator_key_a.client()
+    _get(client)
+    first = ApiKey.objects.get(pk=operator_key_a.model.pk).last_used_at
+    assert first is not None
+    _get(client)
+    assert ApiKey.objects.get(pk=operator_key_a.model.pk).last_used_at == first
+
+
+def test_database_never_holds_the_secret_in_clear(operator_key_a: Key) -> None:
+    secret = operator_key_a.raw.split("_", 2)[2]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = 'public' AND table_type = 'BASE TABLE'"
+        )
+        tables = [row[0] for row in cursor.fetchall()]
+        assert "tenants_apikey" in tables
+        for table in tables:
+            cursor.execute(
+                f'SELECT count(*) FROM "{table}" t WHERE t::text LIKE %s',
+                [f"%{secret}%"],
+            )
+            assert cursor.fetchone()[0] == 0, f"{table} holds the secret"
+
+
+DEAD_REDIS = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": "unix:///nonexistent/redis.sock",
+        "KEY_PREFIX": "hv-test",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+    }
+}
+
+
+def test_authentication_degrades_to_postgres_when_redis_is_down(
+    operator_key_a: Key, django_assert_num_queries: Any
+) -> None:
+    from django.test import override_settings
+
+    with override_settings(CACHES=DEAD_REDIS), django_assert_num_queries(2):  # key + agent list
+        assert _get(operator_key_a.client()).status_code == 200
+    api_key_revoke(api_key=operator_key_a.model, actor="test")
+    with override_settings(CACHES=DEAD_REDIS):
+        assert _get(operator_key_a.client()).json()["code"] == "revoked_api_key"
