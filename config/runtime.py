@@ -221,6 +221,7 @@ def command_run(host: str, port: int, workers: int, concurrency: int) -> int:
                     "--workers", str(workers),
                     "--access-logfile", "-",
                     "--graceful-timeout", "10",
+                    "--no-control-socket",  # one per host path; several instances may run
                 ]
             )  # fmt: skip
             spawn(
