@@ -38,8 +38,10 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
-            place = key if key != "non_field_errors" else "body"
-            out.update(_flatten(value, f"{prefix}.{place}" if prefix else str(place)))
+            if key == "non_field_errors":  # an error about the object (or list) itself
+                out.update(_flatten(value, prefix))
+            else:
+                out.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
     elif isinstance(detail, list):
         if all(not isinstance(item, dict | list) for item in detail):
             out[prefix or "body"] = [str(item) for item in detail]

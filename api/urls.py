@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.v1 import agents, health
+from api.v1 import agents, facts, health, sessions
 
 app_name = "api"
 
@@ -32,6 +32,26 @@ urlpatterns = [
         agents.SchemaActivateApi.as_view(),
         name="schema-activate",
     ),
+    path("v1/sessions", sessions.SessionOpenApi.as_view(), name="session-open"),
+    path(
+        "v1/sessions/<uuid:session_id>/turns", sessions.TurnAppendApi.as_view(), name="turn-append"
+    ),
+    path(
+        "v1/sessions/<uuid:session_id>/turns:batch",
+        sessions.TurnBatchApi.as_view(),
+        name="turn-batch",
+    ),
+    path("v1/context", sessions.ContextPackApi.as_view(), name="context-pack"),
+    path("v1/users/<str:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
+    path("v1/users/<str:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
+    path("v1/entities/<str:entity_id>", facts.EntityDetailApi.as_view(), name="entity-detail"),
+    path(
+        "v1/entities/<str:entity_id>/correct",
+        facts.EntityCorrectApi.as_view(),
+        name="entity-correct",
+    ),
+    path("v1/entities/<str:entity_id>/pin", facts.EntityPinApi.as_view(), name="entity-pin"),
+    path("v1/entities/<str:entity_id>/unpin", facts.EntityUnpinApi.as_view(), name="entity-unpin"),
     path("healthz", health.HealthzApi.as_view(), name="healthz"),
     path("readyz", health.ReadyzApi.as_view(), name="readyz"),
 ]

@@ -1,1 +1,49 @@
-# Models arrive with the call-path and write-lane issues.
+from __future__ import annotations
+
+from django.db import models
+
+from memory.models import EndUser
+from schemas.models import Agent
+from tenants.models import Tenant
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class ExtractionRun(models.Model):
+    """One pass of the write lane over a user's turns after the watermark."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING)
+    trigger = models.CharField(max_length=32, default="threshold")
+    pending_tokens = models.BigIntegerField(default=0)
+    schema_version = models.PositiveIntegerField(null=True, blank=True)
+    first_turn_id = models.BigIntegerField(null=True, blank=True)
+    last_turn_id = models.BigIntegerField(null=True, blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # At most one run waiting or running per user: scheduling is idempotent.
+            models.UniqueConstraint(
+                fields=["agent", "end_user"],
+                condition=models.Q(status__in=["pending", "running"]),
+                name="run_one_open_per_user",
+            ),
+        ]
+        indexes = [models.Index(fields=["tenant", "-created_at"], name="run_tenant_time")]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.status})"

@@ -1,1 +1,241 @@
-# Models arrive with the call-path and write-lane issues.
+"""The three tiers. The turn log is the source of truth; everything else is derived from it.
+
+Every row carries ``tenant`` and every query filters on it (ADR 0003, STYLE.md).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from pgvector.django import VectorField
+
+from schemas.models import Agent
+from tenants.models import Tenant
+
+EMBEDDING_DIMENSIONS = 384  # all-MiniLM-L6-v2 / bge-small class models
+
+
+class EndUser(models.Model):
+    """The person an agent talks to, known to the tenant by ``external_id``."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    external_id = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "external_id"], name="enduser_unique_external"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Session(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="sessions")
+    # NULL, not "": sessions without a client id must not collide in the unique constraint.
+    external_id = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    metadata = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField()
+    last_activity_at = models.DateTimeField()
+    next_seq = models.BigIntegerField(default=1)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "external_id"],
+                condition=models.Q(external_id__isnull=False),
+                name="session_unique_external",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["tenant", "end_user", "-last_activity_at"], name="session_user_recent"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id or str(self.id)
+
+
+class Role(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Turn(models.Model):
+    """Append-only. Never rewritten; eviction from the hot tier only sets ``archived_at``."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    # Denormalised from the session: the write lane reads "this user's turns after the watermark".
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    seq = models.BigIntegerField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    text = models.TextField()
+    tokens = models.PositiveIntegerField()
+    occurred_at = models.DateTimeField()
+    recorded_at = models.DateTimeField()
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "seq"], name="turn_unique_seq"),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "agent", "end_user", "id"], name="turn_user_log"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.seq} {self.role}"
+
+
+class HotDocument(models.Model):
+    """Tier 1: everything session start needs, for one (agent, end user), in one row.
+
+    ``stable_block`` is the pre-rendered stable part of the context block (pinned, profile,
+    facts, possibilities, summary); the recent conversation is appended from ``recent_turns``
+    at read time, so a turn append never re-renders facts.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    cache_key = models.CharField(max_length=200, unique=True)
+    version = models.BigIntegerField(default=1)
+    profile = models.JSONField(default=list)
+    facts = models.JSONField(default=list)
+    possibilities = models.JSONField(default=list)
+    pinned = models.JSONField(default=list)
+    summary = models.TextField(blank=True, default="")
+    stable_block = models.TextField(blank=True, default="")
+    recent_turns = models.JSONField(default=list)
+    # When the earliest shown ephemeral fact expires: a read after it rebuilds the document.
+    expires_next_at = models.DateTimeField(null=True, blank=True)
+    pending_tokens = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "end_user"], name="hotdoc_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hot {self.agent_id}/{self.end_user_id} v{self.version}"
+
+
+class Category(models.TextChoices):
+    PROFILE = "profile"
+    TEMPORAL = "temporal"
+    EPHEMERAL = "ephemeral"
+
+
+class Source(models.TextChoices):
+    EXPLICIT = "explicit", "Explicit (the user said it)"
+    CONFIRMED = "confirmed", "Confirmed (the user confirmed it)"
+    INFERRED = "inferred", "Inferred (a possibility, never asserted)"
+    OPERATOR = "operator", "Operator (set by a person)"
+
+
+class Status(models.TextChoices):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+
+
+class Entity(models.Model):
+    """A bi-temporal fact.
+
+    World time: ``valid_from`` .. ``valid_until`` (when it was true). Transaction time:
+    ``recorded_at`` (when Handover learned it) and ``superseded_at`` (when Handover learned its
+    ``valid_until``). So "as known at R" sees this row from ``recorded_at`` on, open-ended until
+    ``superseded_at``. Supersession never deletes.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200, help_text="Schema field, optionally ':qualifier'")
+    field = models.CharField(max_length=63)
+    category = models.CharField(max_length=16, choices=Category.choices)
+    value = models.JSONField()
+    value_text = models.CharField(max_length=1000)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    valid_from = models.DateTimeField()
+    valid_until = models.DateTimeField(null=True, blank=True)
+    recorded_at = models.DateTimeField()
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    source_turns = models.JSONField(default=list, blank=True)
+    pinned = models.BooleanField(default=False)
+    created_by = models.CharField(max_length=200)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "end_user", "key"],
+                condition=models.Q(status="active"),
+                name="entity_one_active_per_key",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["tenant", "agent", "end_user", "key", "valid_from"], name="entity_user_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value_text} ({self.status})"
+
+
+class ACU(models.Model):
+    """Tier 2: an Atomic Context Unit, a self-contained fact with its embedding."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(Session, on_delete=models.SET_NULL, null=True, related_name="+")
+    text = models.TextField()
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True)
+    keywords = SearchVectorField(null=True)
+    first_seq = models.BigIntegerField(null=True)
+    last_seq = models.BigIntegerField(null=True)
+    occurred_at = models.DateTimeField()
+    content_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "ACU"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "end_user", "content_hash"], name="acu_unique_content"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["tenant", "agent", "end_user", "occurred_at"], name="acu_user_time"
+            ),
+            GinIndex(fields=["keywords"], name="acu_keywords"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]

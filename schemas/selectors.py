@@ -42,3 +42,10 @@ def schema_active(*, agent: Agent) -> ExtractionSchema:
     if schema is None:  # agent_create always publishes one; only a broken database lands here
         raise NotFound(f"Agent {agent.slug!r} has no active schema.", code="schema_not_found")
     return schema
+
+
+def agent_get_by_id_for_tenant(*, tenant_id: int, agent_id: int) -> Agent:
+    agent = Agent.objects.filter(tenant_id=tenant_id, pk=agent_id).first()
+    if agent is None:
+        raise NotFound("No such agent.", code="agent_not_found")
+    return agent

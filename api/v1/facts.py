@@ -1,0 +1,233 @@
+"""Facts: structured writes, the bi-temporal read, corrections, pins and forgetting one fact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.serializers import StrictCharField, StrictSerializer
+from api.v1.common import agent_of, principal_of
+from memory.models import Entity, Source, Status
+from memory.selectors import end_user_get_for_tenant, entity_get_for_tenant, entity_list
+from memory.services import (
+    end_user_get_or_create,
+    entity_correct,
+    entity_forget,
+    entity_pin_set,
+    entity_upsert,
+)
+from memory.views import iso
+
+
+class EntityOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    key = serializers.CharField()
+    field = serializers.CharField()
+    category = serializers.CharField()
+    value = serializers.JSONField()
+    value_text = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # DRF pops declared fields
+    status = serializers.CharField()
+    valid_from = serializers.DateTimeField()
+    valid_until = serializers.DateTimeField(allow_null=True)
+    recorded_at = serializers.DateTimeField()
+    superseded_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField(allow_null=True)
+    expired = serializers.BooleanField()
+    superseded_by = serializers.UUIDField(allow_null=True)
+    source_turns = serializers.JSONField()
+    pinned = serializers.BooleanField()
+    created_by = serializers.CharField()
+
+    class Meta:
+        ref_name = "Entity"
+
+
+def _entity_body(entity: Entity) -> dict[str, Any]:
+    from django.utils import timezone
+
+    return {
+        "id": str(entity.id),
+        "key": entity.key,
+        "field": entity.field,
+        "category": entity.category,
+        "value": entity.value,
+        "value_text": entity.value_text,
+        "source": entity.source,
+        "status": entity.status,
+        "valid_from": iso(entity.valid_from),
+        "valid_until": iso(entity.valid_until),
+        "recorded_at": iso(entity.recorded_at),
+        "superseded_at": iso(entity.superseded_at),
+        "expires_at": iso(entity.expires_at),
+        "expired": entity.expires_at is not None and entity.expires_at <= timezone.now(),
+        "superseded_by": str(entity.superseded_by_id) if entity.superseded_by_id else None,
+        "source_turns": entity.source_turns,
+        "pinned": entity.pinned,
+        "created_by": entity.created_by,
+    }
+
+
+class FactCreateApi(APIView):
+    class InputSerializer(StrictSerializer):
+        agent = StrictCharField(max_length=63, required=False)
+        key = StrictCharField(max_length=200)
+        value = serializers.JSONField()
+        source = serializers.ChoiceField(choices=Source.choices, default=Source.EXPLICIT)  # type: ignore[assignment]
+        valid_from = serializers.DateTimeField(required=False, allow_null=True)
+        value_text = StrictCharField(max_length=1000, required=False, allow_null=True)
+        source_turns = serializers.ListField(
+            child=serializers.JSONField(), required=False, max_length=100
+        )
+
+        class Meta:
+            ref_name = "FactWrite"
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: EntityOutputSerializer, 200: EntityOutputSerializer},
+        tags=["facts"],
+        description="Write a fact directly (no model), validated against the agent's active "
+        "schema. A new value supersedes the active one (201); the same value changes nothing (200).",
+    )
+    def post(self, request: Request, user: str) -> Response:
+        principal = principal_of(request)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        agent = agent_of(request, data.get("agent"))
+        end_user = end_user_get_or_create(tenant_id=principal.tenant_id, external_id=user)
+        entity, created = entity_upsert(
+            agent=agent,
+            end_user=end_user,
+            key=data["key"],
+            value=data["value"],
+            source=data["source"],
+            valid_from=data.get("valid_from"),
+            value_text=data.get("value_text"),
+            source_turns=data.get("source_turns"),
+            actor=principal.actor,
+        )
+        return Response(
+            _entity_body(entity), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+
+class EntityListApi(APIView):
+    class QuerySerializer(StrictSerializer):
+        agent = serializers.CharField(max_length=63, required=False)
+        key = serializers.CharField(max_length=200, required=False)
+        status = serializers.ChoiceField(choices=[*Status.values, "any"], required=False)
+        as_of = serializers.DateTimeField(required=False)
+        known_at = serializers.DateTimeField(required=False)
+
+        class Meta:
+            ref_name = "EntityQuery"
+
+    @extend_schema(
+        parameters=[QuerySerializer],
+        responses=EntityOutputSerializer(many=True),
+        tags=["facts"],
+        description="Current facts by default. `as_of`: what was true at that world time; "
+        "`known_at`: what Handover knew at that moment; both combine. `status=any` without "
+        "times: the whole timeline, superseded and expired versions included.",
+    )
+    def get(self, request: Request, user: str) -> Response:
+        principal = principal_of(request)
+        serializer = self.QuerySerializer(data=request.query_params.dict())
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        agent = agent_of(request, data.get("agent"))
+        end_user = end_user_get_for_tenant(tenant_id=principal.tenant_id, external_id=user)
+        entities = entity_list(
+            agent=agent,
+            end_user=end_user,
+            key=data.get("key"),
+            status=data.get("status"),
+            as_of=data.get("as_of"),
+            known_at=data.get("known_at"),
+        )
+        return Response([_entity_body(e) for e in entities])
+
+
+def _entity(request: Request, entity_id: str) -> Entity:
+    principal = principal_of(request)
+    return entity_get_for_tenant(
+        tenant_id=principal.tenant_id, entity_id=entity_id, agent_scope=principal.agent_id
+    )
+
+
+class EntityDetailApi(APIView):
+    @extend_schema(responses=EntityOutputSerializer, tags=["facts"])
+    def get(self, request: Request, entity_id: str) -> Response:
+        return Response(_entity_body(_entity(request, entity_id)))
+
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "Forgotten",
+                {"key": serializers.CharField(), "deleted_versions": serializers.IntegerField()},
+            )
+        },
+        tags=["facts"],
+        description="Forget this fact: every version of its key is deleted. The audit event "
+        "records the key, never the value.",
+    )
+    def delete(self, request: Request, entity_id: str) -> Response:
+        entity = _entity(request, entity_id)
+        deleted = entity_forget(entity=entity, actor=principal_of(request).actor)
+        return Response({"key": entity.key, "deleted_versions": deleted})
+
+
+class EntityCorrectApi(APIView):
+    class InputSerializer(StrictSerializer):
+        value = serializers.JSONField()
+        valid_from = serializers.DateTimeField(required=False, allow_null=True)
+        source = serializers.ChoiceField(  # type: ignore[assignment]  # DRF pops declared fields
+            choices=[Source.OPERATOR, Source.CONFIRMED], default=Source.OPERATOR
+        )
+        value_text = StrictCharField(max_length=1000, required=False, allow_null=True)
+
+        class Meta:
+            ref_name = "EntityCorrect"
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: EntityOutputSerializer},
+        tags=["facts"],
+        description="Replace a wrong value: a new active version (source operator or confirmed) "
+        "supersedes this one, valid from this one's start unless `valid_from` is given.",
+    )
+    def post(self, request: Request, entity_id: str) -> Response:
+        entity = _entity(request, entity_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        corrected, created = entity_correct(
+            entity=entity, actor=principal_of(request).actor, **serializer.validated_data
+        )
+        return Response(
+            _entity_body(corrected),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class EntityPinApi(APIView):
+    pinned = True
+
+    @extend_schema(request=None, responses=EntityOutputSerializer, tags=["facts"])
+    def post(self, request: Request, entity_id: str) -> Response:
+        entity = entity_pin_set(
+            entity=_entity(request, entity_id),
+            pinned=self.pinned,
+            actor=principal_of(request).actor,
+        )
+        return Response(_entity_body(entity))
+
+
+class EntityUnpinApi(EntityPinApi):
+    pinned = False

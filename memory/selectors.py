@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from memory.hot import hot_cache_get, hot_cache_key
+from memory.models import EndUser, Entity, HotDocument, Session, Status
+from memory.rendering import Packed, pack
+from memory.views import iso
+from schemas.models import Agent
+from tenants.errors import NotFound
+
+
+def _uuid(value: object, code: str, what: str) -> uuid.UUID:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound(f"No {what} {value!r}.", code=code) from None
+
+
+def session_get_for_tenant(
+    *, tenant_id: int, session_id: object, agent_scope: int | None = None
+) -> Session:
+    sessions = Session.objects.filter(
+        tenant_id=tenant_id, pk=_uuid(session_id, "session_not_found", "session")
+    )
+    if agent_scope is not None:
+        sessions = sessions.filter(agent_id=agent_scope)
+    session = sessions.select_related("agent", "end_user").first()
+    if session is None:
+        raise NotFound(f"No session {session_id}.", code="session_not_found")
+    return session
+
+
+def end_user_get_for_tenant(*, tenant_id: int, external_id: str) -> EndUser:
+    user = EndUser.objects.filter(tenant_id=tenant_id, external_id=external_id).first()
+    if user is None:
+        raise NotFound(f"No user {external_id!r}.", code="user_not_found")
+    return user
+
+
+def entity_get_for_tenant(
+    *, tenant_id: int, entity_id: object, agent_scope: int | None = None
+) -> Entity:
+    entities = Entity.objects.filter(
+        tenant_id=tenant_id, pk=_uuid(entity_id, "entity_not_found", "entity")
+    )
+    if agent_scope is not None:
+        entities = entities.filter(agent_id=agent_scope)
+    entity = entities.select_related("agent", "end_user").first()
+    if entity is None:
+        raise NotFound(f"No entity {entity_id}.", code="entity_not_found")
+    return entity
+
+
+def entity_list(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    key: str | None = None,
+    status: str | None = None,
+    as_of: datetime.datetime | None = None,
+    known_at: datetime.datetime | None = None,
+    now: datetime.datetime | None = None,
+) -> QuerySet[Entity]:
+    """Facts of one user for one agent.
+
+    - Neither ``as_of`` nor ``known_at``, no ``status``: what is true now (active, in force,
+      not expired).
+    - ``status`` alone (``active`` / ``superseded`` / ``retracted`` / ``any``): the stored rows,
+      expired ones included: the timeline.
+    - ``as_of`` (world time T) and/or ``known_at`` (transaction time R), each defaulting to now:
+      what was true at T according to what Handover knew at R. A row counts from its
+      ``recorded_at``; its ``valid_until`` counts only from ``superseded_at``, when it was learnt.
+    """
+    now = now or timezone.now()
+    entities = Entity.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user)
+    if key is not None:
+        entities = entities.filter(key=key)
+    if as_of is None and known_at is None:
+        if status is None:
+            entities = entities.filter(status=Status.ACTIVE, valid_from__lte=now).filter(
+                Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+            )
+        elif status != "any":
+            entities = entities.filter(status=status)
+        return entities.order_by("key", "valid_from", "recorded_at")
+    world = as_of or now
+    known = known_at or now
+    entities = (
+        entities.filter(recorded_at__lte=known, valid_from__lte=world)
+        .exclude(status=Status.RETRACTED)
+        .exclude(superseded_at__lte=known, valid_until__lte=world)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=world))
+    )
+    if status not in (None, "any"):
+        entities = entities.filter(status=status)
+    return entities.order_by("key", "valid_from", "recorded_at")
+
+
+# --- The hot document --------------------------------------------------------------------------
+
+
+def hot_document_payload(document: HotDocument, *, agent_slug: str) -> dict[str, Any]:
+    return {
+        "version": document.version,
+        "agent_id": document.agent_id,
+        "agent": agent_slug,
+        "end_user_id": document.end_user_id,
+        "profile": document.profile,
+        "facts": document.facts,
+        "possibilities": document.possibilities,
+        "pinned": document.pinned,
+        "summary": document.summary,
+        "stable_block": document.stable_block,
+        "recent_turns": document.recent_turns,
+        "expires_next_at": iso(document.expires_next_at),
+        "pending_tokens": document.pending_tokens,
+    }
+
+
+def hot_document_cached(
+    *, tenant_id: int, agent_slug: str, user_external_id: str
+) -> dict[str, Any] | None:
+    """The hot document from Redis if it is there and still in force, else None."""
+    document = hot_cache_get(
+        hot_cache_key(tenant_id=tenant_id, agent_slug=agent_slug, user_external_id=user_external_id)
+    )
+    if document is None:
+        return None
+    expires = document.get("expires_next_at")
+    if expires is not None and expires <= timezone.now().astimezone(datetime.UTC).isoformat():
+        return None  # an ephemeral fact ran out: the caller rebuilds
+    return document
+
+
+def context_pack(*, document: dict[str, Any], budget_tokens: int) -> Packed:
+    return pack(
+        pinned=document["pinned"],
+        profile=document["profile"],
+        facts=document["facts"],
+        possibilities=document["possibilities"],
+        summary=document["summary"],
+        recent_turns=document["recent_turns"],
+        budget_tokens=budget_tokens,
+    )

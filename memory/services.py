@@ -1,0 +1,581 @@
+"""Writes to memory. Each public function is one transaction and leaves the hot document
+re-rendered (and, after commit, re-cached) when what it changed is visible there."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from memory.hot import hot_cache_key, hot_cache_put
+from memory.models import (
+    Category,
+    EndUser,
+    Entity,
+    HotDocument,
+    Role,
+    Source,
+    Status,
+    Turn,
+)
+from memory.rendering import stable_block_render
+from memory.selectors import entity_list, hot_document_cached, hot_document_payload
+from memory.tokens import count_tokens
+from memory.views import fact_view, iso, turn_view
+from schemas.models import Agent
+from schemas.selectors import schema_active
+from schemas.validation import ValidationFailed, fact_key_parse, fact_value_validate
+from tenants.errors import Conflict, Invalid, NotFound
+from tenants.services import audit_record
+
+MAX_TURN_CHARS = 32_000  # ≈ 8,000 tokens: longer is a document, not a turn
+MAX_EXTERNAL_ID = 200
+SOURCE_RANK: dict[str, int] = {
+    Source.INFERRED: 0,
+    Source.EXPLICIT: 1,
+    Source.CONFIRMED: 2,
+    Source.OPERATOR: 3,
+}
+
+
+def _invalid(place: str, message: str, code: str = "invalid") -> Invalid:
+    return Invalid(f"{place}: {message}", code=code, fields={place: [message]})
+
+
+def external_id_validate(value: str, place: str) -> str:
+    if not value or len(value) > MAX_EXTERNAL_ID or not value.isprintable():
+        raise _invalid(place, f"must be 1 to {MAX_EXTERNAL_ID} printable characters")
+    return value
+
+
+def turn_text_validate(text: str, place: str = "text") -> str:
+    if not text.strip():
+        raise _invalid(place, "must not be empty")
+    if len(text) > MAX_TURN_CHARS:
+        raise _invalid(place, f"at most {MAX_TURN_CHARS} characters", code="turn_too_long")
+    if "\x00" in text:
+        raise _invalid(place, "must not contain NUL characters", code="invalid_text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _invalid(
+            place, "must be valid Unicode (no lone surrogates)", code="invalid_text"
+        ) from None
+    return text
+
+
+# --- End users and the hot document ------------------------------------------------------------
+
+
+def end_user_get_or_create(*, tenant_id: int, external_id: str) -> EndUser:
+    external_id_validate(external_id, "user")
+    user = EndUser.objects.filter(tenant_id=tenant_id, external_id=external_id).first()
+    if user is not None:
+        return user
+    try:
+        with transaction.atomic():
+            return EndUser.objects.create(tenant_id=tenant_id, external_id=external_id)
+    except IntegrityError:  # created concurrently
+        return EndUser.objects.get(tenant_id=tenant_id, external_id=external_id)
+
+
+def _split_facts(entities: list[Entity]) -> dict[str, list[dict[str, Any]]]:
+    parts: dict[str, list[dict[str, Any]]] = {
+        "pinned": [],
+        "profile": [],
+        "facts": [],
+        "possibilities": [],
+    }
+    for entity in entities:
+        view = fact_view(entity)
+        if entity.pinned:
+            parts["pinned"].append(view)
+        elif entity.source == Source.INFERRED:
+            parts["possibilities"].append(view)
+        elif entity.category == Category.PROFILE:
+            parts["profile"].append(view)
+        else:
+            parts["facts"].append(view)
+    return parts
+
+
+def _recent_turns(agent: Agent, end_user: EndUser) -> list[dict[str, Any]]:
+    turns = Turn.objects.filter(
+        tenant_id=agent.tenant_id, agent=agent, end_user=end_user, archived_at__isnull=True
+    ).order_by("-id")[: agent.context_window_turns]
+    return [turn_view(t) for t in reversed(turns)]
+
+
+def _next_change(
+    agent: Agent, end_user: EndUser, now: datetime.datetime
+) -> datetime.datetime | None:
+    """When the set of facts in force next changes by itself: an expiry or a future valid_from."""
+    upcoming = Entity.objects.filter(
+        tenant_id=agent.tenant_id, agent=agent, end_user=end_user, status=Status.ACTIVE
+    )
+    expiry = (
+        upcoming.filter(expires_at__gt=now)
+        .order_by("expires_at")
+        .values_list("expires_at", flat=True)
+        .first()
+    )
+    start = (
+        upcoming.filter(valid_from__gt=now)
+        .order_by("valid_from")
+        .values_list("valid_from", flat=True)
+        .first()
+    )
+    moments = [m for m in (expiry, start) if m is not None]
+    return min(moments) if moments else None
+
+
+def hot_document_rebuild(*, agent: Agent, end_user: EndUser) -> HotDocument:
+    """Re-render one user's hot document from the tables; bump its version; cache on commit."""
+    now = timezone.now()
+    with transaction.atomic():
+        document = _hot_document_locked(agent, end_user)
+        parts = _split_facts(list(entity_list(agent=agent, end_user=end_user, now=now)))
+        document.pinned = parts["pinned"]
+        document.profile = parts["profile"]
+        document.facts = parts["facts"]
+        document.possibilities = parts["possibilities"]
+        document.recent_turns = _recent_turns(agent, end_user)
+        document.stable_block = stable_block_render(summary=document.summary, **parts)
+        document.expires_next_at = _next_change(agent, end_user, now)
+        document.version += 1
+        document.save()
+        payload = hot_document_payload(document, agent_slug=agent.slug)
+        transaction.on_commit(lambda: hot_cache_put(document.cache_key, payload))
+    return document
+
+
+def _hot_document_locked(agent: Agent, end_user: EndUser) -> HotDocument:
+    document = (
+        HotDocument.objects.select_for_update().filter(agent=agent, end_user=end_user).first()
+    )
+    if document is not None:
+        return document
+    key = hot_cache_key(
+        tenant_id=agent.tenant_id, agent_slug=agent.slug, user_external_id=end_user.external_id
+    )
+    with connection.cursor() as cursor:
+        # Concurrent first writers: one inserts, the other waits on the row and locks it.
+        cursor.execute(
+            "INSERT INTO memory_hotdocument (tenant_id, agent_id, end_user_id, cache_key, version, "
+            "profile, facts, possibilities, pinned, summary, stable_block, recent_turns, "
+            "pending_tokens, updated_at) VALUES (%s, %s, %s, %s, 0, '[]', '[]', '[]', '[]', '', "
+            "'', '[]', 0, now()) ON CONFLICT (agent_id, end_user_id) DO NOTHING",
+            [agent.tenant_id, agent.pk, end_user.pk, key],
+        )
+    return HotDocument.objects.select_for_update().get(agent=agent, end_user=end_user)
+
+
+def hot_document_load(*, agent: Agent, end_user: EndUser) -> dict[str, Any]:
+    """The hot document for a read: Redis first; PostgreSQL on a miss (then re-cached);
+    rebuilt first when it has never been built or a fact in it has run out."""
+    cached = hot_document_cached(
+        tenant_id=agent.tenant_id, agent_slug=agent.slug, user_external_id=end_user.external_id
+    )
+    if cached is not None:
+        return cached
+    document = HotDocument.objects.filter(
+        tenant_id=agent.tenant_id, agent=agent, end_user=end_user
+    ).first()
+    if document is None or (
+        document.expires_next_at is not None and document.expires_next_at <= timezone.now()
+    ):
+        document = hot_document_rebuild(agent=agent, end_user=end_user)
+        return hot_document_payload(document, agent_slug=agent.slug)  # cached on commit
+    payload = hot_document_payload(document, agent_slug=agent.slug)
+    hot_cache_put(document.cache_key, payload)
+    return payload
+
+
+# --- Sessions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    id: uuid.UUID
+    created: bool
+    started_at: datetime.datetime
+    metadata: dict[str, Any]
+
+
+def session_open(
+    *,
+    tenant_id: int,
+    agent_id: int,
+    end_user_id: int,
+    external_id: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> SessionOpened:
+    """Open a session, or resume the one with this ``external_id``: one statement.
+
+    Resuming keeps the stored metadata. An ``external_id`` already used by another user of the
+    agent is a Conflict.
+    """
+    if external_id is not None:
+        external_id_validate(external_id, "session")
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO memory_session (id, tenant_id, agent_id, end_user_id, external_id, metadata, "
+            "started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
+            "ON CONFLICT (agent_id, external_id) WHERE external_id IS NOT NULL "
+            "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at "
+            "RETURNING id, end_user_id, started_at, metadata, (xmax = 0)",
+            [uuid.uuid4(), tenant_id, agent_id, end_user_id, external_id,
+             json.dumps(metadata or {}), now, now],
+        )  # fmt: skip
+        session_id, owner_id, started_at, stored_metadata, created = cursor.fetchone()
+    if owner_id != end_user_id:
+        raise Conflict(
+            f"Session {external_id!r} belongs to another user of this agent.",
+            code="session_user_mismatch",
+        )
+    return SessionOpened(session_id, bool(created), started_at, _json(stored_metadata))
+
+
+# --- Turns -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnIn:
+    role: str
+    text: str
+    seq: int | None = None
+    occurred_at: datetime.datetime | None = None
+
+
+@dataclass
+class TurnAppended:
+    turn: Turn
+    created: bool
+
+
+@dataclass
+class AppendResult:
+    turns: list[TurnAppended]
+    agent_id: int
+    end_user_id: int
+    hot_version: int | None
+    pending_tokens: int | None
+    extraction_threshold: int | None
+
+
+_ALLOCATE = (
+    "UPDATE memory_session SET last_activity_at = %s, next_seq = CASE WHEN %s::bigint IS NULL "
+    "THEN next_seq + 1 ELSE GREATEST(next_seq, %s::bigint + 1) END "
+    "WHERE id = %s AND tenant_id = %s RETURNING agent_id, end_user_id, next_seq"
+)
+_INSERT = (
+    "INSERT INTO memory_turn (tenant_id, session_id, agent_id, end_user_id, seq, role, text, tokens, "
+    "occurred_at, recorded_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (session_id, seq) DO NOTHING RETURNING id"
+)
+# Append to the tail, keep the agent's window, count pending tokens: one statement.
+_HOT_APPEND = (
+    "UPDATE memory_hotdocument h SET version = h.version + 1, updated_at = %s, "
+    "pending_tokens = h.pending_tokens + %s, recent_turns = ("
+    "  SELECT COALESCE(jsonb_agg(t.e ORDER BY t.o), '[]'::jsonb) FROM ("
+    "    SELECT e, o FROM jsonb_array_elements(h.recent_turns || %s::jsonb) WITH ORDINALITY AS x(e, o)"
+    "    ORDER BY o DESC LIMIT a.context_window_turns) t) "
+    "FROM schemas_agent a WHERE a.id = h.agent_id AND h.agent_id = %s AND h.end_user_id = %s "
+    "AND h.tenant_id = %s RETURNING h.cache_key, a.extraction_token_threshold, h.version, "
+    "h.pending_tokens, h.profile, h.facts, h.possibilities, h.pinned, h.summary, h.stable_block, "
+    "h.recent_turns, h.expires_next_at, a.slug"
+)
+
+
+def turn_append(
+    *, tenant_id: int, session_id: uuid.UUID, turns: list[TurnIn], agent_scope: int | None = None
+) -> AppendResult:
+    """Append turns to a session's log, exactly once per ``(session, seq)``; all or nothing.
+
+    A turn whose seq is already stored with the same role and text is returned as it is
+    (``created`` False); with different content the whole call is a Conflict and writes nothing.
+    The turns are committed before this returns; then the hot tail and the pending-token count
+    are updated in the same transaction, and the cache after commit.
+    """
+    for index, turn in enumerate(turns):
+        place = f"turns[{index}]." if len(turns) > 1 else ""
+        if turn.role not in Role.values:
+            raise _invalid(f"{place}role", f"must be one of {', '.join(Role.values)}")
+        turn_text_validate(turn.text, f"{place}text")
+        if turn.seq is not None and turn.seq < 1:
+            raise _invalid(f"{place}seq", "must be at least 1")
+    now = timezone.now()
+    results: list[TurnAppended] = []
+    new_views: list[dict[str, Any]] = []
+    new_tokens = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        agent_id = end_user_id = None
+        for turn in turns:
+            cursor.execute(_ALLOCATE, [now, turn.seq, turn.seq, session_id, tenant_id])
+            row = cursor.fetchone()
+            if row is None:
+                raise NotFound(f"No session {session_id}.", code="session_not_found")
+            agent_id, end_user_id, next_seq = row
+            if agent_scope is not None and agent_id != agent_scope:
+                raise NotFound(f"No session {session_id}.", code="session_not_found")
+            seq = turn.seq if turn.seq is not None else next_seq - 1
+            occurred_at = turn.occurred_at or now
+            tokens = count_tokens(turn.text)
+            cursor.execute(
+                _INSERT,
+                [
+                    tenant_id,
+                    session_id,
+                    agent_id,
+                    end_user_id,
+                    seq,
+                    turn.role,
+                    turn.text,
+                    tokens,
+                    occurred_at,
+                    now,
+                ],
+            )
+            inserted = cursor.fetchone()
+            if inserted is None:
+                stored = Turn.objects.get(session_id=session_id, seq=seq)
+                if stored.role != turn.role or stored.text != turn.text:
+                    raise Conflict(
+                        f"Turn {seq} of this session is already stored with different content.",
+                        code="turn_conflict",
+                    )
+                results.append(TurnAppended(stored, created=False))
+                continue
+            stored = Turn(
+                id=inserted[0], tenant_id=tenant_id, session_id=session_id, agent_id=agent_id,
+                end_user_id=end_user_id, seq=seq, role=turn.role, text=turn.text, tokens=tokens,
+                occurred_at=occurred_at, recorded_at=now,
+            )  # fmt: skip
+            results.append(TurnAppended(stored, created=True))
+            new_views.append(turn_view(stored))
+            new_tokens += tokens
+        assert agent_id is not None and end_user_id is not None
+        if not new_views:
+            return AppendResult(results, agent_id, end_user_id, None, None, None)
+        cursor.execute(
+            _HOT_APPEND, [now, new_tokens, json.dumps(new_views), agent_id, end_user_id, tenant_id]
+        )
+        row = cursor.fetchone()
+        if row is None:  # no hot document yet (a session opened before it was built)
+            agent = Agent.objects.get(pk=agent_id, tenant_id=tenant_id)
+            end_user = EndUser.objects.get(pk=end_user_id, tenant_id=tenant_id)
+            HotDocument.objects.filter(agent=agent, end_user=end_user).update(
+                pending_tokens=new_tokens
+            )
+            document = hot_document_rebuild(agent=agent, end_user=end_user)
+            return AppendResult(
+                results,
+                agent_id,
+                end_user_id,
+                document.version,
+                new_tokens,
+                agent.extraction_token_threshold,
+            )
+        cache_key, threshold, payload = (
+            row[0],
+            row[1],
+            _payload_from_row(row[2:], agent_id, end_user_id),
+        )
+        transaction.on_commit(lambda: hot_cache_put(cache_key, payload))
+    return AppendResult(
+        results, agent_id, end_user_id, payload["version"], payload["pending_tokens"], threshold
+    )
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _payload_from_row(row: tuple[Any, ...], agent_id: int, end_user_id: int) -> dict[str, Any]:
+    (
+        version,
+        pending,
+        profile,
+        facts,
+        possibilities,
+        pinned,
+        summary,
+        stable,
+        recent,
+        expires,
+        slug,
+    ) = row
+    return {
+        "version": version,
+        "agent_id": agent_id,
+        "agent": slug,
+        "end_user_id": end_user_id,
+        "profile": _json(profile),
+        "facts": _json(facts),
+        "possibilities": _json(possibilities),
+        "pinned": _json(pinned),
+        "summary": summary,
+        "stable_block": stable,
+        "recent_turns": _json(recent),
+        "expires_next_at": iso(expires),
+        "pending_tokens": pending,
+    }
+
+
+# --- Facts -------------------------------------------------------------------------------------
+
+
+def _entity_audit(entity: Entity, action: str, actor: str, **extra: Any) -> None:
+    # Never the value: a forgotten or erased fact must not survive in the audit log.
+    audit_record(
+        tenant=entity.tenant_id, actor=actor, action=action, target_type="entity", target_id=entity.pk,
+        after={"key": entity.key, "source": entity.source, "end_user_id": entity.end_user_id, **extra},
+    )  # fmt: skip
+
+
+def entity_upsert(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    key: str,
+    value: object,
+    source: str = Source.EXPLICIT,
+    valid_from: datetime.datetime | None = None,
+    value_text: str | None = None,
+    source_turns: list[Any] | None = None,
+    actor: str,
+) -> tuple[Entity, bool]:
+    """Record a fact; returns (the version now describing it, whether a new version was written).
+
+    - New key: inserted active.
+    - Same value as the active version from a source no stronger: nothing changes.
+    - Otherwise the active version is superseded (``valid_until`` = the new ``valid_from``)
+      and the new one inserted active; nothing is deleted.
+    - A value valid from before the active version (learnt late) is stored as history, valid
+      until the next version's start; the active one stays.
+    """
+    if source not in Source.values:
+        raise _invalid("source", f"must be one of {', '.join(Source.values)}")
+    schema = schema_active(agent=agent)
+    try:
+        field, full_key = fact_key_parse(key, schema.fields)
+        stored_value, text = fact_value_validate(field, value)
+    except ValidationFailed as exc:
+        place, messages = next(iter(exc.errors.items()))
+        raise Invalid(f"{place}: {messages[0]}", fields=exc.errors) from None
+    if value_text is not None:
+        if not value_text.strip() or len(value_text) > 1000:
+            raise _invalid("value_text", "must be 1 to 1000 characters")
+        text = value_text.strip()
+    now = timezone.now()
+    valid_from = valid_from or now
+    expires_at = None
+    if field["category"] == Category.EPHEMERAL:
+        expires_at = valid_from + datetime.timedelta(
+            hours=field.get("ttl_hours") or agent.ephemeral_ttl_hours
+        )
+
+    with transaction.atomic():
+        # Lock the chain of this key: concurrent writers of one fact queue up here.
+        chain = list(
+            Entity.objects.select_for_update()
+            .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=full_key)
+            .order_by("valid_from", "recorded_at")
+        )
+        current = next((e for e in chain if e.status == Status.ACTIVE), None)
+        new = Entity(
+            id=uuid.uuid4(), tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=full_key,
+            field=field["key"], category=field["category"], value=stored_value, value_text=text,
+            source=source, status=Status.ACTIVE, valid_from=valid_from, recorded_at=now,
+            expires_at=expires_at, source_turns=source_turns or [], created_by=actor,
+        )  # fmt: skip
+        if (
+            current is not None
+            and current.value == stored_value
+            and SOURCE_RANK[source] <= SOURCE_RANK[current.source]
+        ):
+            return current, False
+        if current is not None and current.value == stored_value:
+            new.valid_from = current.valid_from  # a confirmation: true since it was first said
+            new.expires_at = current.expires_at
+        if current is not None and new.valid_from < current.valid_from:
+            later = next(e for e in chain if e.valid_from > new.valid_from)
+            new.status = Status.SUPERSEDED
+            new.valid_until = later.valid_from
+            new.superseded_at = now
+            new.superseded_by = later
+            new.save(force_insert=True)
+            _entity_audit(new, "entity.record_history", actor)
+            return new, True
+        if current is not None:
+            Entity.objects.filter(pk=current.pk).update(
+                status=Status.SUPERSEDED,
+                valid_until=new.valid_from,
+                superseded_at=now,
+                superseded_by=new.id,
+            )
+            new.pinned = current.pinned
+        new.save(force_insert=True)
+        _entity_audit(new, "entity.upsert", actor, supersedes=str(current.pk) if current else None)
+        hot_document_rebuild(agent=agent, end_user=end_user)
+    return new, True
+
+
+def entity_correct(
+    *,
+    entity: Entity,
+    value: object,
+    valid_from: datetime.datetime | None = None,
+    source: str = Source.OPERATOR,
+    value_text: str | None = None,
+    actor: str,
+) -> tuple[Entity, bool]:
+    """Replace a wrong value: a new active version (source operator or confirmed) that
+    supersedes this one, valid from this one's start unless told otherwise."""
+    if source not in (Source.OPERATOR, Source.CONFIRMED):
+        raise _invalid("source", "must be operator or confirmed")
+    if entity.status != Status.ACTIVE:
+        raise Conflict(
+            "Only the active version of a fact can be corrected.", code="entity_not_active"
+        )
+    return entity_upsert(
+        agent=entity.agent, end_user=entity.end_user, key=entity.key, value=value, source=source,
+        valid_from=valid_from or entity.valid_from, value_text=value_text, actor=actor,
+    )  # fmt: skip
+
+
+def entity_pin_set(*, entity: Entity, pinned: bool, actor: str) -> Entity:
+    if entity.status != Status.ACTIVE:
+        raise Conflict("Only the active version of a fact can be pinned.", code="entity_not_active")
+    with transaction.atomic():
+        if Entity.objects.filter(pk=entity.pk, pinned=not pinned).update(pinned=pinned):
+            entity.pinned = pinned
+            _entity_audit(entity, "entity.pin" if pinned else "entity.unpin", actor)
+            hot_document_rebuild(agent=entity.agent, end_user=entity.end_user)
+    return entity
+
+
+def entity_forget(*, entity: Entity, actor: str) -> int:
+    """Delete every version of this fact (its whole key chain). Audited with the key only."""
+    with transaction.atomic():
+        versions = Entity.objects.filter(
+            tenant_id=entity.tenant_id,
+            agent_id=entity.agent_id,
+            end_user_id=entity.end_user_id,
+            key=entity.key,
+        )
+        # superseded_by points inside the chain; clear it so the delete order does not matter.
+        versions.update(superseded_by=None)
+        deleted, _ = versions.delete()
+        audit_record(
+            tenant=entity.tenant_id, actor=actor, action="entity.forget", target_type="entity",
+            target_id=entity.pk, after={"key": entity.key, "end_user_id": entity.end_user_id, "versions": deleted},
+        )  # fmt: skip
+        hot_document_rebuild(agent=entity.agent, end_user=entity.end_user)
+    return deleted
