@@ -31,6 +31,9 @@ run: $(STAMP)
 test: $(STAMP)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
 
+bench-latency: $(STAMP)
+	$(PY) bench/latency.py $(ARGS)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

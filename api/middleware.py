@@ -30,3 +30,40 @@ class BodySizeLimitMiddleware:
                 status=413,
             )
         return self.get_response(request)
+
+
+class ServerTimingMiddleware:
+    """``Server-Timing: app;dur=…, db;dur=…;desc="N queries"`` on every response.
+
+    Lets a client (and bench/latency.py) split its observed latency into network and server
+    queueing, application time and PostgreSQL time, without a profiler.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        import time
+
+        from django.db import connection
+
+        spent = [0.0, 0]
+
+        def timed(
+            execute: Callable[..., object], sql: str, params: object, many: bool, context: object
+        ) -> object:
+            started = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                spent[0] += time.perf_counter() - started
+                spent[1] += 1
+
+        started = time.perf_counter()
+        with connection.execute_wrapper(timed):
+            response = self.get_response(request)
+        app_ms = (time.perf_counter() - started) * 1000
+        response["Server-Timing"] = (
+            f'app;dur={app_ms:.3f}, db;dur={spent[0] * 1000:.3f};desc="{spent[1]} queries"'
+        )
+        return response

@@ -1,8 +1,14 @@
 """The Redis copy of each hot document, written compare-and-set on its version.
 
-A writer stores version N only if Redis holds nothing newer, and a reader that repopulates after
-a miss does the same; so an older document can never overwrite a newer one, whatever the order in
-which concurrent requests finish. Redis failures degrade to PostgreSQL, never to an error.
+A document is two keys: ``<key>`` holds the stable part (facts, summary, the pre-rendered
+block), which changes when memory changes; ``<key>:tail`` holds the recent turns and the
+pending-token count, which change on every append. An append rewrites only the small tail; a
+session start reads both in one MGET.
+
+Every write stores version N only if Redis holds nothing newer under that key, and a reader
+that repopulates after a miss does the same; so an older copy never overwrites a newer one,
+whatever order concurrent requests finish in. Redis failures degrade to PostgreSQL, never to an
+error.
 """
 
 from __future__ import annotations
@@ -19,15 +25,22 @@ from redis.exceptions import RedisError
 logger = logging.getLogger(__name__)
 
 TTL_SECONDS = 24 * 3600  # idle users fall out of Redis; PostgreSQL is the copy of record
+TAIL_FIELDS = ("recent_turns", "pending_tokens")
 
+# KEYS: the keys to write. ARGV: version, payload for each key in turn, then the TTL.
 _SET_IF_NEWER = """
-local current = redis.call('GET', KEYS[1])
-if current then
-  local version = tonumber(string.match(current, '^(%d+):'))
-  if version and version >= tonumber(ARGV[1]) then return 0 end
+local ttl = ARGV[#ARGV]
+local written = 0
+for i, key in ipairs(KEYS) do
+  local version = tonumber(ARGV[2 * i - 1])
+  local current = redis.call('GET', key)
+  local held = current and tonumber(string.match(current, '^(%d+):'))
+  if not held or held < version then
+    redis.call('SET', key, ARGV[2 * i - 1] .. ':' .. ARGV[2 * i], 'EX', ttl)
+    written = written + 1
+  end
 end
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2], 'EX', ARGV[3])
-return 1
+return written
 """
 
 
@@ -41,34 +54,61 @@ def _redis() -> Any:
     return get_redis_connection("default")
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _body(raw: bytes) -> tuple[int, Any]:
+    version, _, body = raw.partition(b":")
+    return int(version), json.loads(body)
+
+
 def hot_cache_get(key: str) -> dict[str, Any] | None:
     try:
-        raw = _redis().get(cache.make_key(key))
+        stable_raw, tail_raw = _redis().mget([cache.make_key(key), cache.make_key(f"{key}:tail")])
     except RedisError:
         logger.warning("Redis unavailable; hot document read from PostgreSQL")
         return None
-    if raw is None:
+    if stable_raw is None or tail_raw is None:
         return None
-    _, _, body = raw.partition(b":")
-    document: dict[str, Any] = json.loads(body)
-    return document
+    stable_version, document = _body(stable_raw)
+    tail_version, tail = _body(tail_raw)
+    document.update(tail)
+    document["version"] = max(stable_version, tail_version)
+    return dict(document)
 
 
 def hot_cache_put(key: str, document: dict[str, Any]) -> bool:
-    payload = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    """Write both parts of a whole document (after a rebuild, or on a cache miss)."""
+    version = document["version"]
+    stable = {k: v for k, v in document.items() if k not in TAIL_FIELDS and k != "version"}
+    tail = {k: document[k] for k in TAIL_FIELDS}
+    return _write({key: (version, stable), f"{key}:tail": (version, tail)})
+
+
+def hot_cache_put_tail(
+    key: str, *, version: int, recent_turns: list[Any], pending_tokens: int
+) -> bool:
+    """Write only the tail (after an append)."""
+    return _write(
+        {f"{key}:tail": (version, {"recent_turns": recent_turns, "pending_tokens": pending_tokens})}
+    )
+
+
+def _write(parts: dict[str, tuple[int, Any]]) -> bool:
+    keys = [cache.make_key(name) for name in parts]
+    args: list[Any] = []
+    for version, value in parts.values():
+        args += [version, _dumps(value)]
     try:
-        return bool(
-            _redis().eval(
-                _SET_IF_NEWER, 1, cache.make_key(key), document["version"], payload, TTL_SECONDS
-            )
-        )
+        return bool(_redis().eval(_SET_IF_NEWER, len(keys), *keys, *args, TTL_SECONDS))
     except RedisError:
-        logger.warning("Redis unavailable; hot document %s not cached", key)
+        logger.warning("Redis unavailable; hot document %s not cached", next(iter(parts)))
         return False
 
 
 def hot_cache_delete(key: str) -> None:
     try:
-        _redis().delete(cache.make_key(key))
+        _redis().delete(cache.make_key(key), cache.make_key(f"{key}:tail"))
     except RedisError:
         logger.warning("Redis unavailable; hot document %s not evicted", key)

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memory.hot import hot_cache_key, hot_cache_put
+from memory.hot import hot_cache_key, hot_cache_put, hot_cache_put_tail
 from memory.models import (
     Category,
     EndUser,
@@ -288,9 +288,99 @@ _HOT_APPEND = (
     "    ORDER BY o DESC LIMIT a.context_window_turns) t) "
     "FROM schemas_agent a WHERE a.id = h.agent_id AND h.agent_id = %s AND h.end_user_id = %s "
     "AND h.tenant_id = %s RETURNING h.cache_key, a.extraction_token_threshold, h.version, "
-    "h.pending_tokens, h.profile, h.facts, h.possibilities, h.pinned, h.summary, h.stable_block, "
-    "h.recent_turns, h.expires_next_at, a.slug"
+    "h.pending_tokens, h.recent_turns"
 )
+
+
+# One turn, one statement, one commit: allocate the seq, insert the turn, update the hot tail.
+# Data-modifying CTEs run atomically as a single statement, so the autocommit is the
+# transaction and the acknowledgement waits for exactly one WAL flush (bench/latency.py).
+_APPEND_ONE = """
+WITH s AS (
+  UPDATE memory_session SET last_activity_at = %(now)s,
+    next_seq = CASE WHEN %(seq)s::bigint IS NULL THEN next_seq + 1
+                    ELSE GREATEST(next_seq, %(seq)s::bigint + 1) END
+  WHERE id = %(session)s AND tenant_id = %(tenant)s
+    AND (%(scope)s::bigint IS NULL OR agent_id = %(scope)s::bigint)
+  RETURNING agent_id, end_user_id, COALESCE(%(seq)s::bigint, next_seq - 1) AS seq
+), t AS (
+  INSERT INTO memory_turn (tenant_id, session_id, agent_id, end_user_id, seq, role, text, tokens,
+                           occurred_at, recorded_at)
+  SELECT %(tenant)s, %(session)s, s.agent_id, s.end_user_id, s.seq, %(role)s, %(text)s,
+         %(tokens)s, %(occurred_at)s, %(now)s FROM s
+  ON CONFLICT (session_id, seq) DO NOTHING
+  RETURNING id
+), h AS (
+  UPDATE memory_hotdocument h SET version = h.version + 1, updated_at = %(now)s,
+    pending_tokens = h.pending_tokens + %(tokens)s,
+    recent_turns = (
+      SELECT COALESCE(jsonb_agg(x.e ORDER BY x.o), '[]'::jsonb) FROM (
+        SELECT e, o FROM jsonb_array_elements(h.recent_turns || jsonb_build_array(
+          jsonb_build_object('session', %(session_text)s::text, 'seq', s.seq, 'role', %(role)s::text,
+                             'text', %(text)s::text, 'occurred_at', %(occurred_iso)s::text)
+        )) WITH ORDINALITY AS y(e, o) ORDER BY o DESC LIMIT a.context_window_turns) x)
+  FROM s, t, schemas_agent a
+  WHERE a.id = s.agent_id AND h.agent_id = s.agent_id AND h.end_user_id = s.end_user_id
+    AND h.tenant_id = %(tenant)s
+  RETURNING h.cache_key, a.extraction_token_threshold, h.version, h.pending_tokens, h.recent_turns
+)
+SELECT s.agent_id, s.end_user_id, s.seq, t.id, h.*
+FROM s LEFT JOIN t ON true LEFT JOIN h ON true
+"""
+
+
+def _turn_append_one(
+    *, tenant_id: int, session_id: uuid.UUID, turn: TurnIn, agent_scope: int | None
+) -> AppendResult:
+    now = timezone.now()
+    occurred_at = turn.occurred_at or now
+    tokens = count_tokens(turn.text)
+    params = {
+        "now": now, "seq": turn.seq, "session": session_id, "session_text": str(session_id),
+        "tenant": tenant_id, "scope": agent_scope, "role": turn.role, "text": turn.text,
+        "tokens": tokens, "occurred_at": occurred_at, "occurred_iso": iso(occurred_at),
+    }  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_APPEND_ONE, params)
+        row = cursor.fetchone()
+    if row is None:
+        raise NotFound(f"No session {session_id}.", code="session_not_found")
+    agent_id, end_user_id, seq, turn_id = row[:4]
+    if turn_id is None:
+        stored = Turn.objects.get(tenant_id=tenant_id, session_id=session_id, seq=seq)
+        if stored.role != turn.role or stored.text != turn.text:
+            raise Conflict(
+                f"Turn {seq} of this session is already stored with different content.",
+                code="turn_conflict",
+            )
+        return AppendResult(
+            [TurnAppended(stored, created=False)], agent_id, end_user_id, None, None, None
+        )
+    stored = Turn(
+        id=turn_id, tenant_id=tenant_id, session_id=session_id, agent_id=agent_id,
+        end_user_id=end_user_id, seq=seq, role=turn.role, text=turn.text, tokens=tokens,
+        occurred_at=occurred_at, recorded_at=now,
+    )  # fmt: skip
+    appended = [TurnAppended(stored, created=True)]
+    if row[4] is None:  # no hot document yet: build it from the log, which holds this turn
+        agent = Agent.objects.get(pk=agent_id, tenant_id=tenant_id)
+        end_user = EndUser.objects.get(pk=end_user_id, tenant_id=tenant_id)
+        HotDocument.objects.filter(agent=agent, end_user=end_user).update(pending_tokens=tokens)
+        document = hot_document_rebuild(agent=agent, end_user=end_user)
+        return AppendResult(
+            appended,
+            agent_id,
+            end_user_id,
+            document.version,
+            tokens,
+            agent.extraction_token_threshold,
+        )
+    cache_key, threshold, version, pending, recent = row[4:9]
+    # Committed already (the statement was the transaction): refresh the cached tail now.
+    hot_cache_put_tail(
+        cache_key, version=version, recent_turns=_json(recent), pending_tokens=pending
+    )
+    return AppendResult(appended, agent_id, end_user_id, version, pending, threshold)
 
 
 def turn_append(
@@ -310,6 +400,10 @@ def turn_append(
         turn_text_validate(turn.text, f"{place}text")
         if turn.seq is not None and turn.seq < 1:
             raise _invalid(f"{place}seq", "must be at least 1")
+    if len(turns) == 1 and not connection.in_atomic_block:
+        return _turn_append_one(
+            tenant_id=tenant_id, session_id=session_id, turn=turns[0], agent_scope=agent_scope
+        )
     now = timezone.now()
     results: list[TurnAppended] = []
     new_views: list[dict[str, Any]] = []
@@ -382,50 +476,14 @@ def turn_append(
                 new_tokens,
                 agent.extraction_token_threshold,
             )
-        cache_key, threshold, payload = (
-            row[0],
-            row[1],
-            _payload_from_row(row[2:], agent_id, end_user_id),
-        )
-        transaction.on_commit(lambda: hot_cache_put(cache_key, payload))
-    return AppendResult(
-        results, agent_id, end_user_id, payload["version"], payload["pending_tokens"], threshold
-    )
+        cache_key, threshold, version, pending, recent = row
+        tail = {"version": version, "recent_turns": _json(recent), "pending_tokens": pending}
+        transaction.on_commit(lambda: hot_cache_put_tail(cache_key, **tail))
+    return AppendResult(results, agent_id, end_user_id, version, pending, threshold)
 
 
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
-
-
-def _payload_from_row(row: tuple[Any, ...], agent_id: int, end_user_id: int) -> dict[str, Any]:
-    (
-        version,
-        pending,
-        profile,
-        facts,
-        possibilities,
-        pinned,
-        summary,
-        stable,
-        recent,
-        expires,
-        slug,
-    ) = row
-    return {
-        "version": version,
-        "agent_id": agent_id,
-        "agent": slug,
-        "end_user_id": end_user_id,
-        "profile": _json(profile),
-        "facts": _json(facts),
-        "possibilities": _json(possibilities),
-        "pinned": _json(pinned),
-        "summary": summary,
-        "stable_block": stable,
-        "recent_turns": _json(recent),
-        "expires_next_at": iso(expires),
-        "pending_tokens": pending,
-    }
 
 
 # --- Facts -------------------------------------------------------------------------------------

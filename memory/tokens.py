@@ -12,6 +12,7 @@ Changing it changes stored counts: bump the name and re-count.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 TOKENIZER = "handover-approx-v1"
 
@@ -19,6 +20,16 @@ _PIECES = re.compile(r"[^\W\d_]+|\d+|\S", re.UNICODE)
 
 
 def count_tokens(text: str) -> int:
+    # Context packing counts the same fact and turn lines on every call: memoise short texts.
+    return _count_cached(text) if len(text) <= 2000 else _count(text)
+
+
+@lru_cache(maxsize=50_000)  # ≈ 50,000 lines of ≤ 2 KB: bounded, and hit on every pack
+def _count_cached(text: str) -> int:
+    return _count(text)
+
+
+def _count(text: str) -> int:
     total = 0
     for match in _PIECES.finditer(text):
         piece = match.group()

@@ -15,7 +15,11 @@ from api.v1.common import agent_of, principal_of
 from extraction.services import extraction_schedule_if_due
 from memory.models import Role, Turn
 from memory.rendering import context_block_render
-from memory.selectors import context_pack, hot_document_cached, session_get_for_tenant
+from memory.selectors import (
+    context_pack,
+    hot_document_cached,
+    session_get_for_tenant,
+)
 from memory.services import (
     AppendResult,
     TurnIn,
