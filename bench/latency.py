@@ -40,39 +40,81 @@ TIMING = re.compile(r"(\w+);dur=([\d.]+)")
 
 
 class Client:
+    """A minimal keep-alive HTTP/1.1 client on a raw socket.
+
+    The load generator shares the machine's two cores with the server; http.client costs
+    about three times the CPU per request, which would be taken from the server under test.
+    """
+
     def __init__(self, port: int, key: str) -> None:
         self.port = port
-        self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        self.connection: http.client.HTTPConnection | None = None
+        self.head = (
+            f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
+            "Content-Type: application/json\r\n"
+        ).encode()
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+
+    def _connect(self) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+        return sock
 
     def call(
         self, method: str, path: str, body: Any = None
     ) -> tuple[int, Any, float, dict[str, float]]:
-        payload = json.dumps(body) if body is not None else None
+        payload = json.dumps(body).encode() if body is not None else b""
+        request = (
+            f"{method} {path} HTTP/1.1\r\n".encode() + self.head
+            + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload
+        )  # fmt: skip
         for attempt in (1, 2):
-            if self.connection is None:
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            if self.sock is None:
+                self.sock = self._connect()
             started = time.perf_counter()
             try:
-                self.connection.request(method, path, payload, self.headers)
-                response = self.connection.getresponse()
-                raw = response.read()
-            except (ConnectionError, http.client.HTTPException):
-                self.connection.close()
-                self.connection = None
+                self.sock.sendall(request)
+                status, headers, raw = self._read()
+            except (OSError, ValueError):
+                self.sock.close()
+                self.sock = None
                 if attempt == 2:
                     raise
                 continue
             elapsed = (time.perf_counter() - started) * 1000
-            if response.getheader("Connection", "").lower() == "close" or response.will_close:
-                self.connection.close()
-                self.connection = None
+            if headers.get("connection", "").lower() == "close":
+                self.sock.close()
+                self.sock = None
             timings = {
                 name: float(value)
-                for name, value in TIMING.findall(response.getheader("Server-Timing", ""))
+                for name, value in TIMING.findall(headers.get("server-timing", ""))
             }
-            return response.status, json.loads(raw) if raw else None, elapsed, timings
+            return status, json.loads(raw) if raw else None, elapsed, timings
         raise AssertionError("unreachable")
+
+    def _read(self) -> tuple[int, dict[str, str], bytes]:
+        assert self.sock is not None
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ValueError("connection closed")
+            self.buffer += chunk
+        head, _, rest = self.buffer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        while len(rest) < length:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ValueError("connection closed")
+            rest += chunk
+        self.buffer = rest[length:]
+        return status, headers, rest[:length]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -278,7 +320,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="hv-bench-") as tmp:

@@ -38,7 +38,8 @@ class EndUser(models.Model):
 
 class Session(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    # Indexed through session_user_recent (tenant first).
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+", db_index=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="sessions")
     # NULL, not "": sessions without a client id must not collide in the unique constraint.
@@ -77,10 +78,14 @@ class Turn(models.Model):
     """Append-only. Never rewritten; eviction from the hot tier only sets ``archived_at``."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    # Every insert pays for every index: tenant and agent are covered by turn_user_log, the
+    # session by turn_unique_seq, so their foreign keys get no index of their own.
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="turns", db_index=False
+    )
     # Denormalised from the session: the write lane reads "this user's turns after the watermark".
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+", db_index=False)
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     seq = models.BigIntegerField()
     role = models.CharField(max_length=16, choices=Role.choices)

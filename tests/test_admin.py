@@ -86,3 +86,20 @@ def test_user_without_membership_sees_no_models(db: None) -> None:
     page = _login(stranger).get("/admin/")
     assert page.status_code == 200
     assert b"/admin/schemas/agent/" not in page.content
+
+
+def test_memory_pages_are_scoped_and_read_only(
+    operator_a: Any, tenant_a: Any, tenant_b: Any
+) -> None:
+    from memory.models import EndUser
+
+    EndUser.objects.create(tenant=tenant_a, external_id="alice-of-a")
+    EndUser.objects.create(tenant=tenant_b, external_id="bob-of-b")
+    client = _login(operator_a)
+    page = client.get("/admin/memory/enduser/")
+    assert page.status_code == 200
+    assert b"alice-of-a" in page.content and b"bob-of-b" not in page.content
+    for url in ["/admin/memory/turn/", "/admin/memory/entity/", "/admin/memory/session/",
+                "/admin/memory/hotdocument/", "/admin/memory/acu/", "/admin/extraction/extractionrun/"]:  # fmt: skip
+        assert client.get(url).status_code == 200, url
+    assert client.get("/admin/memory/enduser/add/").status_code == 403
