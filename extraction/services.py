@@ -10,6 +10,7 @@ from extraction.models import ExtractionRun, RunStatus
 logger = logging.getLogger(__name__)
 
 EXTRACTION_TASK = "extraction.run"
+FAILURE_BACKOFF_SECONDS = 600  # after a run fails for good, wait 10 min before scheduling again
 
 
 def extraction_schedule_if_due(
@@ -31,14 +32,19 @@ def extraction_schedule_if_due(
     if pending_tokens is None or threshold is None or pending_tokens < threshold:
         return None
     with transaction.atomic(), connection.cursor() as cursor:
+        # A run that failed for good holds automatic scheduling back for a while, so a broken
+        # model or a bad turn cannot turn every append into a new failed run.
         cursor.execute(
             "INSERT INTO extraction_extractionrun (tenant_id, agent_id, end_user_id, status, trigger, "
             "pending_tokens, timings, counts, error, created_at) "
-            "VALUES (%s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now()) "
+            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now() WHERE NOT EXISTS ("
+            "  SELECT 1 FROM extraction_extractionrun WHERE agent_id = %s AND end_user_id = %s "
+            "  AND status = 'failed' AND finished_at > now() - make_interval(secs => %s)) "
             "ON CONFLICT (agent_id, end_user_id) WHERE status IN ('pending', 'running') DO NOTHING "
             "RETURNING id",
-            [tenant_id, agent_id, end_user_id, trigger, pending_tokens],
-        )
+            [tenant_id, agent_id, end_user_id, trigger, pending_tokens, agent_id, end_user_id,
+             FAILURE_BACKOFF_SECONDS],
+        )  # fmt: skip
         row = cursor.fetchone()
         if row is None:
             return None

@@ -296,3 +296,25 @@ def test_outsider_gets_404_and_nothing_changes(
         response = getattr(key_b.client(), method)(target, data, format="json")
     assert response.status_code == 404, response.json()
     assert _snapshot() == before
+
+
+def test_crossing_the_threshold_enqueues_one_extraction_run(
+    agent_key: Key, property_agent: Agent
+) -> None:
+    from extraction.models import ExtractionRun
+    from schemas.services import agent_settings_update
+
+    agent_settings_update(
+        agent=property_agent, changes={"extraction_token_threshold": 200}, actor="t"
+    )
+    client = agent_key.client()
+    session = _open(client).json()["session_id"]
+    url = f"/v1/sessions/{session}/turns"
+    client.post(url, {"role": "user", "text": "word " * 150}, format="json")
+    assert not ExtractionRun.objects.exists()  # 150 < 200
+    client.post(url, {"role": "user", "text": "word " * 60}, format="json")
+    client.post(url, {"role": "user", "text": "thanks, bye"}, format="json")
+    runs = list(ExtractionRun.objects.all())
+    assert len(runs) == 1 and runs[0].pending_tokens == 210
+    # The task ran (eagerly, after commit): it claimed the run.
+    assert runs[0].started_at is not None
