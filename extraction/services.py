@@ -5,6 +5,7 @@ import logging
 from django.db import connection, transaction
 from django.utils import timezone
 
+from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -59,21 +60,49 @@ def _enqueue(run_id: int) -> None:
     extraction_run.delay(run_id)
 
 
-def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
-    """Claim a pending run and execute it.
+def extraction_run_request(
+    *, agent_id: int, end_user_id: int, tenant_id: int, trigger: str = "operator"
+) -> ExtractionRun | None:
+    """Schedule a run now, whatever the pending count (an operator, or a rebuild)."""
+    return extraction_schedule_if_due(
+        tenant_id=tenant_id, agent_id=agent_id, end_user_id=end_user_id, pending_tokens=1,
+        threshold=0, trigger=trigger,
+    )  # fmt: skip
 
-    The pipeline (smart keep, extraction, supersession, compression) is the write-lane issue;
-    until it lands a claimed run is closed as failed with that reason, so an operator sees it.
+
+def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
+    """Claim a run and execute the pipeline.
+
+    Returns None when there is nothing to do: the run is no longer pending or running, or
+    another worker holds this user's lock (it will finish the work). A failure that retrying
+    cannot fix is recorded on the run; any other exception puts the run back to pending and is
+    raised, so the Celery task retries it with backoff.
     """
-    claimed = ExtractionRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-        status=RunStatus.RUNNING, started_at=timezone.now()
-    )
+    from extraction import pipeline
+
+    claimed = ExtractionRun.objects.filter(
+        pk=run_id, status__in=[RunStatus.PENDING, RunStatus.RUNNING]
+    ).update(status=RunStatus.RUNNING, started_at=timezone.now())
     if claimed != 1:
-        logger.info("run %s is not pending; skipped", run_id)
+        logger.info("run %s is not pending or running; skipped", run_id)
         return None
+    run = ExtractionRun.objects.get(pk=run_id)
+    try:
+        return pipeline.execute(run)
+    except pipeline.Busy:
+        logger.info("run %s: another run holds the user's lock; it finishes the work", run_id)
+        return None
+    except ExtractionFailed as exc:
+        return extraction_run_fail(run_id=run_id, error=str(exc))
+    except Exception as exc:
+        ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+
+
+def extraction_run_fail(*, run_id: int, error: str) -> ExtractionRun:
     ExtractionRun.objects.filter(pk=run_id).update(
-        status=RunStatus.FAILED,
-        finished_at=timezone.now(),
-        error="The extraction pipeline is not part of this version yet.",
+        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000]
     )
     return ExtractionRun.objects.get(pk=run_id)

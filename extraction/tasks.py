@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
-from extraction.services import EXTRACTION_TASK, extraction_run_execute
+from extraction.services import EXTRACTION_TASK, extraction_run_execute, extraction_run_fail
+
+MAX_RETRIES = 5
 
 
-@shared_task(name=EXTRACTION_TASK, acks_late=True)
-def extraction_run(run_id: int) -> None:
-    extraction_run_execute(run_id=run_id)
+@shared_task(bind=True, name=EXTRACTION_TASK, acks_late=True, max_retries=MAX_RETRIES)
+def extraction_run(self: Any, run_id: int) -> None:
+    """Thin: the run id in, one service call. Retries what may pass, with backoff."""
+    try:
+        extraction_run_execute(run_id=run_id)
+    except Exception as exc:
+        if self.request.retries >= MAX_RETRIES:
+            extraction_run_fail(run_id=run_id, error=f"gave up after {MAX_RETRIES} retries: {exc}")
+            return
+        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc

@@ -130,6 +130,8 @@ class HotDocument(models.Model):
     # When the earliest shown ephemeral fact expires: a read after it rebuilds the document.
     expires_next_at = models.DateTimeField(null=True, blank=True)
     pending_tokens = models.BigIntegerField(default=0)
+    # The last turn the write lane has extracted from; the next run reads the turns after it.
+    watermark_turn_id = models.BigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from memory.hot import hot_cache_key, hot_cache_put, hot_cache_put_tail
@@ -134,11 +135,35 @@ def _next_change(
     return min(moments) if moments else None
 
 
-def hot_document_rebuild(*, agent: Agent, end_user: EndUser) -> HotDocument:
-    """Re-render one user's hot document from the tables; bump its version; cache on commit."""
+def hot_document_rebuild(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    summary: str | None = None,
+    watermark_turn_id: int | None = None,
+) -> HotDocument:
+    """Re-render one user's hot document from the tables; bump its version; cache on commit.
+
+    The write lane passes the new rolling ``summary`` and its ``watermark_turn_id``; the pending
+    token count is then recounted from the turns after the watermark (appends made during the
+    run included).
+    """
     now = timezone.now()
     with transaction.atomic():
         document = _hot_document_locked(agent, end_user)
+        if summary is not None:
+            document.summary = summary
+        if watermark_turn_id is not None:
+            document.watermark_turn_id = watermark_turn_id
+            document.pending_tokens = (
+                Turn.objects.filter(
+                    tenant_id=agent.tenant_id,
+                    agent=agent,
+                    end_user=end_user,
+                    id__gt=watermark_turn_id,
+                ).aggregate(total=Sum("tokens"))["total"]
+                or 0
+            )
         parts = _split_facts(list(entity_list(agent=agent, end_user=end_user, now=now)))
         document.pinned = parts["pinned"]
         document.profile = parts["profile"]
@@ -168,8 +193,8 @@ def _hot_document_locked(agent: Agent, end_user: EndUser) -> HotDocument:
         cursor.execute(
             "INSERT INTO memory_hotdocument (tenant_id, agent_id, end_user_id, cache_key, version, "
             "profile, facts, possibilities, pinned, summary, stable_block, recent_turns, "
-            "pending_tokens, updated_at) VALUES (%s, %s, %s, %s, 0, '[]', '[]', '[]', '[]', '', "
-            "'', '[]', 0, now()) ON CONFLICT (agent_id, end_user_id) DO NOTHING",
+            "pending_tokens, watermark_turn_id, updated_at) VALUES (%s, %s, %s, %s, 0, '[]', '[]', "
+            "'[]', '[]', '', '', '[]', 0, 0, now()) ON CONFLICT (agent_id, end_user_id) DO NOTHING",
             [agent.tenant_id, agent.pk, end_user.pk, key],
         )
     return HotDocument.objects.select_for_update().get(agent=agent, end_user=end_user)
@@ -508,6 +533,8 @@ def entity_upsert(
     value_text: str | None = None,
     source_turns: list[Any] | None = None,
     actor: str,
+    fields: list[dict[str, Any]] | None = None,
+    rebuild: bool = True,
 ) -> tuple[Entity, bool]:
     """Record a fact; returns (the version now describing it, whether a new version was written).
 
@@ -520,9 +547,10 @@ def entity_upsert(
     """
     if source not in Source.values:
         raise _invalid("source", f"must be one of {', '.join(Source.values)}")
-    schema = schema_active(agent=agent)
+    if fields is None:
+        fields = schema_active(agent=agent).fields
     try:
-        field, full_key = fact_key_parse(key, schema.fields)
+        field, full_key = fact_key_parse(key, fields)
         stored_value, text = fact_value_validate(field, value)
     except ValidationFailed as exc:
         place, messages = next(iter(exc.errors.items()))
@@ -581,7 +609,8 @@ def entity_upsert(
             new.pinned = current.pinned
         new.save(force_insert=True)
         _entity_audit(new, "entity.upsert", actor, supersedes=str(current.pk) if current else None)
-        hot_document_rebuild(agent=agent, end_user=end_user)
+        if rebuild:
+            hot_document_rebuild(agent=agent, end_user=end_user)
     return new, True
 
 
@@ -637,3 +666,62 @@ def entity_forget(*, entity: Entity, actor: str) -> int:
         )  # fmt: skip
         hot_document_rebuild(agent=entity.agent, end_user=entity.end_user)
     return deleted
+
+
+# --- Memory units (tier 2) and archiving, for the write lane ---------------------------------
+
+
+def _vector_literal(vector: Any) -> str:
+    return "[" + ",".join(f"{float(x):.7f}" for x in vector) + "]"
+
+
+def acu_create_many(*, agent: Agent, end_user: EndUser, units: list[dict[str, Any]]) -> int:
+    """Insert memory units; one whose content hash this user already has is skipped (so a
+    re-run of a window cannot duplicate). Returns how many were inserted."""
+    if not units:
+        return 0
+    inserted = 0
+    with connection.cursor() as cursor:
+        for unit in units:
+            cursor.execute(
+                "INSERT INTO memory_acu (tenant_id, agent_id, end_user_id, session_id, text, embedding, "
+                "keywords, first_seq, last_seq, occurred_at, content_hash, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s::vector, to_tsvector('english', %s), %s, %s, %s, %s, now()) "
+                "ON CONFLICT (agent_id, end_user_id, content_hash) DO NOTHING",
+                [agent.tenant_id, agent.pk, end_user.pk, unit["session_id"], unit["text"],
+                 _vector_literal(unit["embedding"]), unit["text"], unit["first_seq"], unit["last_seq"],
+                 unit["occurred_at"], unit["content_hash"]],
+            )  # fmt: skip
+            inserted += cursor.rowcount
+    return inserted
+
+
+def acu_nearest(
+    *, agent: Agent, end_user: EndUser, vector: Any, k: int = 3
+) -> list[tuple[str, float]]:
+    """The user's stored units closest to ``vector``, with cosine similarity (exact scan)."""
+    literal = _vector_literal(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT text, 1 - (embedding <=> %s::vector) FROM memory_acu "
+            "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND embedding IS NOT NULL "
+            "ORDER BY embedding <=> %s::vector LIMIT %s",
+            [literal, agent.tenant_id, agent.pk, end_user.pk, literal, k],
+        )
+        return [(text, float(similarity)) for text, similarity in cursor.fetchall()]
+
+
+def turns_archive(*, agent: Agent, end_user: EndUser, through_turn_id: int, keep: set[int]) -> int:
+    """Evict turns from the hot tier (mark, never move or rewrite): every unarchived turn up to
+    ``through_turn_id`` except those in ``keep``."""
+    return (
+        Turn.objects.filter(
+            tenant_id=agent.tenant_id,
+            agent=agent,
+            end_user=end_user,
+            archived_at__isnull=True,
+            id__lte=through_turn_id,
+        )
+        .exclude(id__in=keep)
+        .update(archived_at=timezone.now())
+    )

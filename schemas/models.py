@@ -49,6 +49,7 @@ class Agent(models.Model):
         default=SETTINGS["hybrid_search"].default, help_text=SETTINGS["hybrid_search"].help
     )
     context_budget_tokens = models.PositiveIntegerField(**_numeric("context_budget_tokens"))
+    summary_max_tokens = models.PositiveIntegerField(**_numeric("summary_max_tokens"))
     extractor = models.CharField(
         max_length=16,
         default=SETTINGS["extractor"].default,

@@ -238,6 +238,14 @@ SETTINGS: dict[str, Setting] = {
         help="Token budget of the packed context. Higher: more facts and turns per request, "
         "more prompt cost.",
     ),
+    "summary_max_tokens": Setting(
+        int,
+        300,
+        50,
+        4000,
+        help="Token cap of the rolling summary. Older content is folded away, not appended, so "
+        "the summary stays this size however long the history. Higher: more history in context.",
+    ),
     "extractor": Setting(
         str,
         "rules",

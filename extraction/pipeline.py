@@ -1,0 +1,293 @@
+"""The write lane (DESIGN §5): one extraction run over a user's turns after the watermark.
+
+Everything slow (extraction, compression, embedding, dedup decisions) is computed first, under a
+per-user PostgreSQL advisory lock; then all writes (facts, memory units, archive, watermark,
+summary, hot document, run figures) happen in one transaction. A crash anywhere before that
+commit writes nothing, so the retry re-runs the same window and produces exactly one set of
+results. Nothing here runs on the request path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from django.db import connection, transaction
+from django.utils import timezone
+
+from extraction.extractors import (
+    AcuCandidate,
+    Extraction,
+    FactCandidate,
+    Usage,
+    WindowTurn,
+    extractor_for,
+)
+from extraction.models import ExtractionRun, RunStatus
+from extraction.stages.compress import atomicity_problems, content_hash, is_duplicate
+from extraction.stages.smart_keep import smart_keep
+from extraction.stages.summary import summary_fold
+from memory.embedding import embed
+from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
+from memory.services import (
+    acu_create_many,
+    acu_nearest,
+    entity_upsert,
+    hot_document_rebuild,
+    turns_archive,
+)
+from schemas.models import Agent
+from schemas.selectors import schema_active
+from tenants.errors import Invalid
+
+logger = logging.getLogger(__name__)
+
+EMBED_BATCH = 64
+MAX_WINDOW_TURNS = 2000  # a larger backlog is done in several runs, each committing its part
+_LOCK_NAMESPACE = 0x48564552  # "HVER": keeps our advisory locks apart from anyone else's
+
+
+class Busy(Exception):
+    """Another run holds this user's lock."""
+
+
+# A test hook: called between the computation and the commit (see the crash-safety test).
+before_commit: Callable[[ExtractionRun], None] | None = None
+
+
+@contextlib.contextmanager
+def user_lock(agent_id: int, end_user_id: int) -> Iterator[None]:
+    """A session-level advisory lock per (agent, user): held for the whole run, released on
+    exit, and by PostgreSQL itself if the worker dies (its connection closes)."""
+    key = (agent_id * 1_000_003 + end_user_id) % (2**31)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_NAMESPACE, key])
+        if not cursor.fetchone()[0]:
+            raise Busy
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_NAMESPACE, key])
+
+
+def _speakers(session: Session, end_user: EndUser, name: str | None) -> tuple[str, str]:
+    participants = (session.metadata or {}).get("participants") or {}
+    user = participants.get("user") or name or f"User {end_user.external_id}"
+    assistant = participants.get("assistant") or "the assistant"
+    return str(user), str(assistant)
+
+
+def load_window(
+    agent: Agent, end_user: EndUser, after: int
+) -> tuple[list[WindowTurn], list[WindowTurn]]:
+    """(turns after the watermark, every unarchived turn) as extractor input."""
+    name = (
+        Entity.objects.filter(agent=agent, end_user=end_user, field="name", status=Status.ACTIVE)
+        .values_list("value_text", flat=True)
+        .first()
+    )
+    turns = list(
+        Turn.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user)
+        .filter(id__gt=after)
+        .order_by("id")[:MAX_WINDOW_TURNS]
+        .select_related("session")
+    )
+    unarchived = list(
+        Turn.objects.filter(
+            tenant_id=agent.tenant_id, agent=agent, end_user=end_user, archived_at__isnull=True
+        )
+        .order_by("id")
+        .select_related("session")
+    )
+
+    def view(turn: Turn) -> WindowTurn:
+        user, assistant = _speakers(turn.session, end_user, name)
+        speaker, listener = (user, assistant) if turn.role == "user" else (assistant, user)
+        return WindowTurn(
+            turn.id,
+            str(turn.session_id),
+            turn.seq,
+            turn.role,
+            turn.text,
+            turn.occurred_at,
+            speaker,
+            listener,
+        )
+
+    return [view(t) for t in turns], [view(t) for t in unarchived]
+
+
+def _segments(turns: list[WindowTurn], size: int) -> list[list[WindowTurn]]:
+    segments: list[list[WindowTurn]] = []
+    for turn in turns:
+        if segments and segments[-1][-1].session_id == turn.session_id and len(segments[-1]) < size:
+            segments[-1].append(turn)
+        else:
+            segments.append([turn])
+    return segments
+
+
+def run_stages(run: ExtractionRun, agent: Agent, end_user: EndUser, window: list[WindowTurn],
+               fields: list[dict[str, Any]], timings: dict[str, float], counts: dict[str, int]) -> tuple[Extraction, list[dict[str, Any]]]:  # fmt: skip
+    """Stages 1 and 3 (in parallel when the extractor calls a model), then atomicity, embedding
+    and dedup. Pure computation plus reads: no writes."""
+    extractor = extractor_for(agent)
+    usage = Usage()
+    names = sorted({t.speaker for t in window} | {t.listener for t in window})
+
+    def stage_extract() -> list[FactCandidate]:
+        started = time.perf_counter()
+        facts = extractor.extract_facts(window, fields, usage)
+        timings["extract"] = round((time.perf_counter() - started) * 1000, 2)
+        return facts
+
+    def stage_compress() -> list[AcuCandidate]:
+        started = time.perf_counter()
+        units: list[AcuCandidate] = []
+        for segment in _segments(window, agent.acu_segment_turns):
+            units += extractor.compress(segment, usage)
+        timings["compress"] = round((time.perf_counter() - started) * 1000, 2)
+        return units
+
+    if extractor.name == "rules":
+        facts, candidates = stage_extract(), stage_compress()
+    else:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            facts_future, units_future = pool.submit(stage_extract), pool.submit(stage_compress)
+            facts, candidates = facts_future.result(), units_future.result()
+
+    started = time.perf_counter()
+    atomic: list[AcuCandidate] = []
+    for unit in candidates:
+        if atomicity_problems(unit.text, names):
+            counts["atomicity_rejects"] += 1
+        else:
+            atomic.append(unit)
+    seen_hashes: set[str] = set()
+    unique: list[AcuCandidate] = []
+    for unit in atomic:
+        digest = content_hash(unit.text)
+        if digest in seen_hashes:
+            counts["duplicates_dropped"] += 1
+            continue
+        seen_hashes.add(digest)
+        unique.append(unit)
+    vectors = (
+        np.vstack(
+            [
+                embed([u.text for u in unique[i : i + EMBED_BATCH]])
+                for i in range(0, len(unique), EMBED_BATCH)
+            ]
+        )
+        if unique
+        else np.zeros((0, 384), dtype=np.float32)
+    )
+    timings["embed"] = round((time.perf_counter() - started) * 1000, 2)
+
+    started = time.perf_counter()
+    kept: list[dict[str, Any]] = []
+    kept_pairs: list[tuple[str, np.ndarray]] = []
+    threshold = agent.dedup_threshold
+    for unit, vector in zip(unique, vectors, strict=True):
+        stored = acu_nearest(agent=agent, end_user=end_user, vector=vector, k=3)
+        stored_dupe = any(
+            similarity >= threshold and is_duplicate(unit.text, vector, [(text, vector)], -1.0)
+            for text, similarity in stored
+        )
+        if stored_dupe or is_duplicate(unit.text, vector, kept_pairs, threshold):
+            counts["duplicates_dropped"] += 1
+            continue
+        kept_pairs.append((unit.text, vector))
+        kept.append({"text": unit.text, "embedding": vector, "session_id": unit.session_id,
+                     "first_seq": unit.first_seq, "last_seq": unit.last_seq,
+                     "occurred_at": unit.occurred_at, "content_hash": content_hash(unit.text)})  # fmt: skip
+    timings["dedup"] = round((time.perf_counter() - started) * 1000, 2)
+    return Extraction(facts=facts, acus=[], usage=usage), kept
+
+
+def execute(run: ExtractionRun) -> ExtractionRun:
+    """Run the pipeline for a claimed run. Raises Busy if another run holds the user's lock."""
+    agent = Agent.objects.get(pk=run.agent_id, tenant_id=run.tenant_id)
+    end_user = EndUser.objects.get(pk=run.end_user_id, tenant_id=run.tenant_id)
+    timings: dict[str, float] = {}
+    counts = {"turns": 0, "facts": 0, "superseded": 0, "acus": 0, "duplicates_dropped": 0,
+              "atomicity_rejects": 0, "archived": 0, "kept": 0}  # fmt: skip
+    total_started = time.perf_counter()
+    with user_lock(agent.pk, end_user.pk):
+        document = HotDocument.objects.filter(agent=agent, end_user=end_user).first()
+        watermark = document.watermark_turn_id if document else 0
+        summary = document.summary if document else ""
+        schema = schema_active(agent=agent)
+
+        started = time.perf_counter()
+        window, unarchived = load_window(agent, end_user, watermark)
+        counts["turns"] = len(window)
+        if not window:
+            return _finish(
+                run, RunStatus.SUCCEEDED, timings, counts, Usage(), schema.version, None, None
+            )
+        keep = smart_keep(
+            unarchived, min_kept=agent.min_kept_turns, window=agent.context_window_turns
+        )
+        timings["smart_keep"] = round((time.perf_counter() - started) * 1000, 2)
+
+        extraction, units = run_stages(run, agent, end_user, window, schema.fields, timings, counts)
+
+        started = time.perf_counter()
+        new_summary = summary_fold(
+            summary, [u["text"] for u in units], max_tokens=agent.summary_max_tokens
+        )
+        timings["summary"] = round((time.perf_counter() - started) * 1000, 2)
+
+        started = time.perf_counter()
+        with transaction.atomic():
+            for fact in extraction.facts:
+                try:
+                    _, created = entity_upsert(
+                        agent=agent, end_user=end_user, key=fact.key, value=fact.value, source=fact.source,
+                        valid_from=fact.valid_from, source_turns=fact.source_turns,
+                        actor=f"extraction_run:{run.pk}", fields=schema.fields, rebuild=False,
+                    )  # fmt: skip
+                except Invalid as exc:  # a value the schema refuses is skipped, not fatal
+                    counts.setdefault("facts_rejected", 0)
+                    counts["facts_rejected"] += 1
+                    logger.info("run %s: fact %s rejected: %s", run.pk, fact.key, exc.detail)
+                    continue
+                if created:
+                    counts["facts"] += 1
+            counts["superseded"] = Entity.objects.filter(
+                agent=agent, end_user=end_user, superseded_by__created_by=f"extraction_run:{run.pk}"
+            ).count()
+            counts["acus"] = acu_create_many(agent=agent, end_user=end_user, units=units)
+            last = window[-1].id
+            counts["archived"] = turns_archive(
+                agent=agent, end_user=end_user, through_turn_id=last, keep=keep
+            )
+            counts["kept"] = len(keep)
+            hot_document_rebuild(
+                agent=agent, end_user=end_user, summary=new_summary, watermark_turn_id=last
+            )
+            timings["write"] = round((time.perf_counter() - started) * 1000, 2)
+            timings["total"] = round((time.perf_counter() - total_started) * 1000, 2)
+            if before_commit is not None:
+                before_commit(run)
+            return _finish(run, RunStatus.SUCCEEDED, timings, counts, extraction.usage, schema.version,
+                           window[0].id, last)  # fmt: skip
+
+
+def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: dict[str, int],
+            usage: Usage, schema_version: int | None, first: int | None, last: int | None) -> ExtractionRun:  # fmt: skip
+    ExtractionRun.objects.filter(pk=run.pk).update(
+        status=status, finished_at=timezone.now(), timings=timings,
+        counts={**counts, "model_calls": usage.model_calls, "tokens_in": usage.tokens_in,
+                "tokens_out": usage.tokens_out},
+        schema_version=schema_version, first_turn_id=first, last_turn_id=last, error="",
+    )  # fmt: skip
+    run.refresh_from_db()
+    return run

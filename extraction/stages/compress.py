@@ -1,0 +1,57 @@
+"""Stage 3 helpers: the atomicity check and value-aware dedup of memory units."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from extraction.text import PRONOUN, RELATIVE
+from extraction.values import value_signature
+
+RELATIVE_WORDS = re.compile(r"\b(recently|lately|soon|nowadays|currently|these days)\b", re.I)
+_CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z'-]+")
+
+
+def atomicity_problems(text: str, names: Sequence[str] = ()) -> list[str]:
+    """Why a memory unit is not self-contained; empty when it is.
+
+    - no first- or second-person pronoun (I, my, we, you, …) left unresolved;
+    - no relative time (yesterday, next week, two days ago, recently, …);
+    - a subject: a known participant's name, or some other proper noun.
+    """
+    problems = []
+    pronoun = PRONOUN.search(text)
+    if pronoun and pronoun.group(0) != "US":  # the country, not "us"
+        problems.append(f"unresolved pronoun {pronoun.group(0)!r}")
+    relative = RELATIVE.search(text) or RELATIVE_WORDS.search(text)
+    if relative:
+        problems.append(f"relative time {relative.group(0)!r}")
+    if not any(name and name in text for name in names):
+        body = re.sub(r"^On \d{1,2} \w+ \d{4}, ", "", text)
+        if not _CAPITALISED.search(body[1:] if body else ""):
+            problems.append("no subject")
+    return problems
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()
+
+
+def is_duplicate(
+    text: str, vector: np.ndarray, others: Sequence[tuple[str, np.ndarray]], threshold: float
+) -> bool:
+    """A near-duplicate is above the threshold *and* states the same values.
+
+    Cosine alone would drop updates: "rent is $1,800" and "rent is $2,100" embed almost alike.
+    """
+    signature = value_signature(text)
+    for other_text, other_vector in others:
+        if (
+            float(np.dot(vector, other_vector)) >= threshold
+            and value_signature(other_text) == signature
+        ):
+            return True
+    return False
