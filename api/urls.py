@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.v1 import agents, facts, health, sessions
+from api.v1 import agents, facts, health, runs, sessions
 
 app_name = "api"
 
@@ -44,6 +44,7 @@ urlpatterns = [
     path("v1/context", sessions.ContextPackApi.as_view(), name="context-pack"),
     path("v1/users/<str:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
     path("v1/users/<str:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
+    path("v1/users/<str:user>/runs", runs.RunListApi.as_view(), name="run-list"),
     path("v1/entities/<str:entity_id>", facts.EntityDetailApi.as_view(), name="entity-detail"),
     path(
         "v1/entities/<str:entity_id>/correct",

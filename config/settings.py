@@ -137,6 +137,7 @@ CELERY_BROKER_URL = env.url(
     schemes=("redis", "rediss", "redis+socket", "amqp", "amqps", "pyamqp"),
 )
 CELERY_TASK_ALWAYS_EAGER = env.boolean("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_DEFAULT_QUEUE = env.string("CELERY_QUEUE", "handover")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

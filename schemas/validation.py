@@ -259,6 +259,20 @@ SETTINGS: dict[str, Setting] = {
         maximum=200,
         help="Model name for the openai extractor (e.g. gpt-4o-mini, or a local vLLM model).",
     ),
+    "extractor_base_url": Setting(
+        str,
+        "",
+        maximum=500,
+        help="OpenAI-compatible base URL for the openai extractor, e.g. https://api.openai.com/v1 "
+        "or http://127.0.0.1:8001/v1 (vLLM, Ollama, llama.cpp). Empty: OPENAI_BASE_URL.",
+    ),
+    "extractor_api_key_env": Setting(
+        str,
+        "OPENAI_API_KEY",
+        maximum=100,
+        help="Name of the environment variable holding this agent's model API key. The key "
+        "itself is never stored in the database or shown back.",
+    ),
 }
 
 
@@ -283,6 +297,14 @@ def agent_settings_validate(
     merged = {**(current or {}), **clean}
     if merged.get("extractor") == "openai" and not merged.get("extractor_model"):
         errors.setdefault("extractor_model", []).append('is required when extractor is "openai"')
+    base_url = merged.get("extractor_base_url") or ""
+    if base_url and not re.match(r"^https?://[^\s/]+", base_url):
+        errors.setdefault("extractor_base_url", []).append("must be an http:// or https:// URL")
+    key_env = merged.get("extractor_api_key_env")
+    if key_env is not None and not re.match(r"^[A-Z][A-Z0-9_]{0,99}$", key_env):
+        errors.setdefault("extractor_api_key_env", []).append(
+            "must be an environment variable name (A-Z, 0-9, _)"
+        )
     if errors:
         raise ValidationFailed(errors)
     return clean

@@ -77,7 +77,11 @@ def extractor_for(agent: Any) -> Extractor:
     if agent.extractor == "openai":
         from extraction.extractors.openai import OpenAIExtractor
 
-        return OpenAIExtractor(model=agent.extractor_model)
+        return OpenAIExtractor(
+            model=agent.extractor_model,
+            base_url=agent.extractor_base_url,
+            api_key_env=agent.extractor_api_key_env,
+        )
     from extraction.extractors.rules import RulesExtractor
 
     return RulesExtractor()

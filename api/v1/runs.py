@@ -1,0 +1,93 @@
+"""Extraction runs of a user: what the write lane did, and a way for operators to start one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.permissions import IsOperatorKey
+from api.serializers import StrictCharField, StrictSerializer
+from api.v1.common import agent_of, principal_of
+from extraction.selectors import extraction_run_list
+from extraction.services import extraction_run_request
+from memory.selectors import end_user_get_for_tenant
+from tenants.errors import Conflict
+
+
+class RunOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    trigger = serializers.CharField()
+    pending_tokens = serializers.IntegerField()
+    schema_version = serializers.IntegerField(allow_null=True)
+    first_turn_id = serializers.IntegerField(allow_null=True)
+    last_turn_id = serializers.IntegerField(allow_null=True)
+    timings = serializers.DictField(help_text="milliseconds per stage")
+    counts = serializers.DictField(
+        help_text="turns, facts, superseded, acus, duplicates_dropped, atomicity_rejects, "
+        "archived, kept, model_calls, tokens_in, tokens_out"
+    )
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "ExtractionRun"
+
+
+class RunListApi(APIView):
+    class QuerySerializer(StrictSerializer):
+        agent = StrictCharField(max_length=63, required=False)
+
+        class Meta:
+            ref_name = "RunQuery"
+
+    class InputSerializer(StrictSerializer):
+        agent = StrictCharField(max_length=63, required=False)
+
+        class Meta:
+            ref_name = "RunRequest"
+
+    def get_permissions(self) -> Sequence[Any]:
+        return [IsOperatorKey()] if self.request.method == "POST" else super().get_permissions()
+
+    @extend_schema(
+        parameters=[QuerySerializer], responses=RunOutputSerializer(many=True), tags=["write lane"]
+    )
+    def get(self, request: Request, user: str) -> Response:
+        serializer = self.QuerySerializer(data=request.query_params.dict())
+        serializer.is_valid(raise_exception=True)
+        agent = agent_of(request, serializer.validated_data.get("agent"))
+        end_user = end_user_get_for_tenant(
+            tenant_id=principal_of(request).tenant_id, external_id=user
+        )
+        runs = extraction_run_list(agent=agent, end_user=end_user)
+        return Response(RunOutputSerializer(runs, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: RunOutputSerializer},
+        tags=["write lane"],
+        description="Start a run for this user now (operator keys), whatever the pending count. "
+        "409 `run_open` while one is pending or running.",
+    )
+    def post(self, request: Request, user: str) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        agent = agent_of(request, serializer.validated_data.get("agent"))
+        end_user = end_user_get_for_tenant(
+            tenant_id=principal_of(request).tenant_id, external_id=user
+        )
+        run = extraction_run_request(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=end_user.pk
+        )
+        if run is None:
+            raise Conflict("A run for this user is already pending or running.", code="run_open")
+        return Response(RunOutputSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from extraction.models import ExtractionRun
+from memory.models import ACU, Entity
+from schemas.defaults import PROPERTY_ADVISOR
+from schemas.models import Agent
+from schemas.services import agent_create
+from tenants.models import AuditEvent, KeyRole, Tenant
+from tenants.services import api_key_create
+from tests.conftest import Key
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def property_agent(tenant_a: Tenant) -> Agent:
+    return agent_create(
+        tenant_id=tenant_a.pk, slug="property", name="P", schema_fields=PROPERTY_ADVISOR, actor="t"
+    )
+
+
+@pytest.fixture
+def operator_key(tenant_a: Tenant, property_agent: Agent) -> Key:
+    model, raw = api_key_create(tenant=tenant_a, name="op", role=KeyRole.OPERATOR, actor="t")
+    return Key(model, raw)
+
+
+def _session(client: Any) -> str:
+    return str(
+        client.post("/v1/sessions", {"agent": "property", "user": "priya"}, format="json").json()[
+            "session_id"
+        ]
+    )
+
+
+def test_thanks_bye_below_the_threshold_writes_nothing_beyond_the_turn(operator_key: Key) -> None:
+    client = operator_key.client()
+    session = _session(client)
+    audit_before = AuditEvent.objects.count()
+    response = client.post(
+        f"/v1/sessions/{session}/turns", {"role": "user", "text": "thanks, bye"}, format="json"
+    )
+    assert response.status_code == 201
+    assert ExtractionRun.objects.count() == 0
+    assert Entity.objects.count() == 0 and ACU.objects.count() == 0
+    assert AuditEvent.objects.count() == audit_before
+
+
+def test_operator_starts_a_run_and_reads_its_figures(operator_key: Key) -> None:
+    client = operator_key.client()
+    session = _session(client)
+    client.post(
+        f"/v1/sessions/{session}/turns",
+        {"role": "user", "text": "My budget is 80 lakhs for a flat in Pune."},
+        format="json",
+    )
+    started = client.post("/v1/users/priya/runs", {"agent": "property"}, format="json")
+    assert started.status_code == 202 and started.json()["trigger"] == "operator"
+    runs = client.get("/v1/users/priya/runs", {"agent": "property"}).json()
+    assert len(runs) == 1
+    run = runs[0]
+    # Eager Celery ran it on commit.
+    assert run["status"] == "succeeded", run
+    assert run["counts"]["facts"] == 2 and run["counts"]["acus"] == 1
+    assert {"extract", "compress", "embed", "dedup", "write", "total"} <= set(run["timings"])
+    facts = client.get("/v1/users/priya/entities", {"agent": "property"}).json()
+    assert sorted(f["key"] for f in facts) == ["budget", "city"]
+
+
+def test_agent_keys_cannot_start_runs_and_outsiders_see_nothing(
+    operator_key: Key, key_b: Key, tenant_a: Tenant
+) -> None:
+    client = operator_key.client()
+    _session(client)
+    model, raw = api_key_create(tenant=tenant_a, name="agent", role=KeyRole.AGENT, actor="t")
+    assert (
+        Key(model, raw)
+        .client()
+        .post("/v1/users/priya/runs", {"agent": "property"}, format="json")
+        .status_code
+        == 403
+    )
+    assert key_b.client().get("/v1/users/priya/runs", {"agent": "property"}).status_code == 404
+    assert (
+        key_b.client()
+        .post("/v1/users/priya/runs", {"agent": "property"}, format="json")
+        .status_code
+        == 404
+    )
+    assert ExtractionRun.objects.count() == 0

@@ -1,0 +1,74 @@
+"""A scripted OpenAI-compatible chat server on loopback, for testing the `openai` extractor
+over real HTTP. Answers by the JSON Schema name the client asked for ("facts" or "units")."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedModel:
+    def __init__(self) -> None:
+        self.scripts: dict[str, deque[tuple[str, Any]]] = defaultdict(deque)
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                model.requests.append(body)
+                model.headers.append(dict(self.headers))
+                name = body["response_format"]["json_schema"]["name"]
+                kind, payload = (
+                    model.scripts[name].popleft() if model.scripts[name] else ("ok", {name: []})
+                )
+                if kind == "status":
+                    self._send(payload, {"error": {"message": f"scripted {payload}"}})
+                elif kind == "slow":
+                    time.sleep(payload)
+                    self._send(200, model.completion({name: []}))
+                elif kind == "invalid":
+                    self._send(200, model.completion(payload, raw=True))
+                else:
+                    self._send(200, model.completion(payload))
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def completion(content: Any, raw: bool = False) -> dict[str, Any]:
+        return {
+            "id": "scripted",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content if raw else json.dumps(content)},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+        }  # fmt: skip
+
+    def script(self, name: str, *steps: tuple[str, Any]) -> None:
+        self.scripts[name].extend(steps)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
