@@ -13,7 +13,6 @@ from extraction.services import extraction_run_execute, extraction_run_request
 from memory.models import ACU, EndUser, Entity
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
-from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import Tenant
 from tests.scripted_model import ScriptedModel
