@@ -27,9 +27,9 @@ class ScriptedModel:
                 model.requests.append(body)
                 model.headers.append(dict(self.headers))
                 name = body["response_format"]["json_schema"]["name"]
-                kind, payload = (
-                    model.scripts[name].popleft() if model.scripts[name] else ("ok", {name: []})
-                )
+                default: tuple[str, Any] = ("ok", {name: []})
+                step = model.scripts[name].popleft() if model.scripts[name] else default
+                kind, payload = step
                 if kind == "status":
                     self._send(payload, {"error": {"message": f"scripted {payload}"}})
                 elif kind == "slow":
