@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test lint format manage bench-latency clean
+.PHONY: help venv run test lint format manage bench-latency bench-extraction clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -30,6 +30,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
+
+bench-extraction: $(STAMP)
+	$(PY) bench/extraction.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)

@@ -106,3 +106,63 @@ def extraction_run_fail(*, run_id: int, error: str) -> ExtractionRun:
         status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000]
     )
     return ExtractionRun.objects.get(pk=run_id)
+
+
+LANE_ACTOR_PREFIX = "extraction_run:"
+
+
+def extraction_rebuild_user(
+    *, agent_id: int, end_user_id: int, tenant_id: int
+) -> list[ExtractionRun]:
+    """Rebuild one user's derived memory from the turn log with the active schema.
+
+    Facts the write lane made, all memory units, the summary and the watermark are reset and the
+    whole log is extracted again (in as many runs as its length needs). Facts written by people
+    or clients (API, operators) are kept; one the lane had superseded becomes active again
+    unless the rebuild supersedes it anew. Deterministic with the rules extractor.
+    """
+    from extraction import pipeline
+    from memory.models import ACU, EndUser, Entity, HotDocument, Status, Turn
+    from schemas.models import Agent
+
+    agent = Agent.objects.get(pk=agent_id, tenant_id=tenant_id)
+    end_user = EndUser.objects.get(pk=end_user_id, tenant_id=tenant_id)
+    with pipeline.user_lock(agent.pk, end_user.pk), transaction.atomic():
+        ExtractionRun.objects.filter(
+            agent=agent, end_user=end_user, status__in=[RunStatus.PENDING, RunStatus.RUNNING]
+        ).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now(), error="cancelled by a rebuild"
+        )
+        mine = Entity.objects.filter(tenant_id=tenant_id, agent=agent, end_user=end_user)
+        mine.filter(created_by__startswith=LANE_ACTOR_PREFIX).delete()
+        orphans = mine.filter(status=Status.SUPERSEDED, superseded_by__isnull=True).order_by(
+            "key", "-valid_from"
+        )
+        revived: set[str] = set(mine.filter(status=Status.ACTIVE).values_list("key", flat=True))
+        for entity in orphans:
+            if entity.key not in revived:
+                Entity.objects.filter(pk=entity.pk).update(
+                    status=Status.ACTIVE, valid_until=None, superseded_at=None
+                )
+                revived.add(entity.key)
+        ACU.objects.filter(tenant_id=tenant_id, agent=agent, end_user=end_user).delete()
+        Turn.objects.filter(tenant_id=tenant_id, agent=agent, end_user=end_user).update(
+            archived_at=None
+        )
+        HotDocument.objects.filter(agent=agent, end_user=end_user).update(
+            summary="", watermark_turn_id=0
+        )
+    runs: list[ExtractionRun] = []
+    while True:
+        run = ExtractionRun.objects.create(
+            tenant_id=tenant_id, agent=agent, end_user=end_user, trigger="rebuild"
+        )
+        done = extraction_run_execute(run_id=run.pk)
+        if done is None:
+            break
+        runs.append(done)
+        if done.status != RunStatus.SUCCEEDED or not done.counts.get("turns"):
+            break
+        if done.counts["turns"] < pipeline.MAX_WINDOW_TURNS:
+            break
+    return runs

@@ -152,7 +152,10 @@ VAGUE = {
     "recently": "shortly before {d}", "lately": "in the weeks before {d}", "soon": "soon after {d}",
     "currently": "as of {d}", "nowadays": "as of {d}", "these days": "as of {d}",
 }  # fmt: skip
-_VAGUE = re.compile(r"\b(" + "|".join(VAGUE) + r")\b", re.IGNORECASE)
+# "as soon as" is a conjunction, not a time: leave it alone.
+_VAGUE = re.compile(
+    r"\b(recently|lately|(?<!as )soon(?! as\b)|currently|nowadays|these days)\b", re.IGNORECASE
+)
 
 
 def absolutise(text: str, today: datetime.date) -> str:

@@ -11,7 +11,13 @@ import numpy as np
 from extraction.text import PRONOUN, RELATIVE
 from extraction.values import value_signature
 
-RELATIVE_WORDS = re.compile(r"\b(recently|lately|soon|nowadays|currently|these days)\b", re.I)
+RELATIVE_WORDS = re.compile(
+    r"\b(recently|lately|(?<!as )soon(?! as\b)|nowadays|currently|these days)\b", re.I
+)
+# A vague time word anchored to a date ("soon after 8 May 2023") is absolute enough.
+_ANCHORED = re.compile(
+    r"\b(soon after|shortly before|as of|in the weeks before) \d{1,2} [A-Z][a-z]+ \d{4}", re.I
+)
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z'-]+")
 
 
@@ -26,7 +32,8 @@ def atomicity_problems(text: str, names: Sequence[str] = ()) -> list[str]:
     pronoun = PRONOUN.search(text)
     if pronoun and pronoun.group(0) != "US":  # the country, not "us"
         problems.append(f"unresolved pronoun {pronoun.group(0)!r}")
-    relative = RELATIVE.search(text) or RELATIVE_WORDS.search(text)
+    unanchored = _ANCHORED.sub("", text)
+    relative = RELATIVE.search(unanchored) or RELATIVE_WORDS.search(unanchored)
     if relative:
         problems.append(f"relative time {relative.group(0)!r}")
     if not any(name and name in text for name in names):

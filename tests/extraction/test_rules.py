@@ -112,6 +112,9 @@ SENTENCES = [
     "It was fun.",
     "I'll call you in two days about the flat.",
     "Our kids love the new school; they started two weeks ago.",
+    "Talk to you soon!",
+    "As soon as I start, all my worries vanish.",
+    "Currently I am reading a lot, lately mostly poetry.",
 ]
 
 
