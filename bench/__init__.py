@@ -1,0 +1,1 @@
+"""Benchmarks, run by hand: latency.py, extraction.py (see README)."""
