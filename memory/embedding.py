@@ -78,8 +78,64 @@ class MiniLMEmbedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/embeddings`` endpoint instead of the bundled model.
+
+    Configured by ``EMBEDDINGS_BASE_URL`` (and ``EMBEDDINGS_MODEL``, ``EMBEDDINGS_API_KEY``). It
+    must return 384-dimensional vectors (OpenAI's text-embedding-3 models take ``dimensions``),
+    since that is the width of the stored column; vectors are normalised here.
+    """
+
+    dimensions = DIMENSIONS
+
+    def __init__(
+        self, *, base_url: str, model: str, api_key: str = "", timeout: float = 30.0
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise RuntimeError(f"EMBEDDINGS_BASE_URL={base_url!r} is not an http(s) URL")
+        self.base_url = base_url.rstrip("/")
+        self.model_id = model
+        self.api_key = api_key
+        self.timeout = timeout
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        import json
+        import urllib.request
+
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        request = urllib.request.Request(  # noqa: S310 (scheme checked in __init__)
+            f"{self.base_url}/embeddings",
+            data=json.dumps(
+                {"model": self.model_id, "input": texts, "dimensions": DIMENSIONS}
+            ).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+            payload = json.loads(response.read())
+        rows = sorted(payload["data"], key=lambda row: row["index"])
+        vectors = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
+        if vectors.shape != (len(texts), DIMENSIONS):
+            raise RuntimeError(
+                f"the embeddings endpoint returned shape {vectors.shape}, expected ({len(texts)}, {DIMENSIONS})"
+            )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.clip(norms, 1e-12, None)
+
+
 @lru_cache(maxsize=1)
-def default_embedder() -> MiniLMEmbedder:
+def default_embedder() -> Embedder:
+    """The bundled model, unless ``EMBEDDINGS_BASE_URL`` names an endpoint."""
+    from config import env
+
+    base_url = env.string("EMBEDDINGS_BASE_URL")
+    if base_url:
+        return OpenAIEmbedder(
+            base_url=base_url,
+            model=env.string("EMBEDDINGS_MODEL") or "text-embedding-3-small",
+            api_key=env.string("EMBEDDINGS_API_KEY") or "",
+        )
     return MiniLMEmbedder()
 
 

@@ -26,6 +26,14 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model.requests.append(body)
                 model.headers.append(dict(self.headers))
+                if self.path.endswith("/embeddings"):
+                    vectors = [model.embed(text) for text in body["input"]]
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": v}
+                        for i, v in enumerate(vectors)
+                    ]
+                    self._send(200, {"object": "list", "data": data, "model": body["model"]})
+                    return
                 name = body["response_format"]["json_schema"]["name"]
                 default: tuple[str, Any] = ("ok", {name: []})
                 step = model.scripts[name].popleft() if model.scripts[name] else default
@@ -55,6 +63,14 @@ class ScriptedModel:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    @staticmethod
+    def embed(text: str) -> list[float]:
+        """A deterministic 384-dimensional stand-in: letter counts, spread over the vector."""
+        vector = [0.0] * 384
+        for position, char in enumerate(text.lower()):
+            vector[(ord(char) * 7 + position % 3) % 384] += 1.0
+        return vector
 
     @staticmethod
     def completion(content: Any, raw: bool = False) -> dict[str, Any]:

@@ -62,10 +62,12 @@ def test_env_example_lists_every_variable_read() -> None:
 
     root = env.BASE_DIR
     read: set[str] = set()
-    for path in [*root.glob("config/*.py")]:
+    apps = ("config", "tenants", "schemas", "memory", "extraction", "api")
+    for path in [p for app in apps for p in (root / app).rglob("*.py")]:
         read |= set(re.findall(r'env\.\w+\(\s*"([A-Z_]+)"', path.read_text()))
         read |= set(re.findall(r'environ\.get\("([A-Z_]+)"', path.read_text()))
     example = (root / ".env.example").read_text()
     listed = set(re.findall(r"^#?\s*([A-Z_]+)=", example, re.MULTILINE))
     assert read - {"DJANGO_SETTINGS_MODULE"} <= listed, read - listed
+    assert {"OPENAI_TIMEOUT", "OPENAI_BASE_URL", "EMBEDDINGS_BASE_URL"} <= read
     assert "SECRET_KEY_FILE" in listed

@@ -9,12 +9,12 @@ a malformed answer raises ExtractionFailed (recorded on the run, not retried).
 from __future__ import annotations
 
 import json
-import os
 import socket
 import urllib.error
 import urllib.request
 from typing import Any
 
+from config import env
 from extraction.extractors import (
     AcuCandidate,
     ExtractionFailed,
@@ -24,7 +24,7 @@ from extraction.extractors import (
     WindowTurn,
 )
 
-DEFAULT_TIMEOUT = float(os.environ.get("OPENAI_TIMEOUT", "30"))
+DEFAULT_TIMEOUT = float(env.string("OPENAI_TIMEOUT") or 30)
 TURNS_PER_CALL = 40
 
 
@@ -92,10 +92,9 @@ class OpenAIExtractor:
     def __init__(self, *, model: str, base_url: str = "", api_key_env: str = "OPENAI_API_KEY",
                  timeout: float | None = None) -> None:  # fmt: skip
         self.model = model
-        self.base_url = (
-            base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        ).rstrip("/")
-        self.api_key = os.environ.get(api_key_env, "")
+        default_url = env.string("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        self.base_url = (base_url or default_url).rstrip("/")
+        self.api_key = env.string(api_key_env) or ""
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
 
     def _chat(

@@ -155,3 +155,21 @@ def test_true_repeats_are_deduplicated() -> None:
     a, b = "Priya adopted a puppy named Oscar.", "Priya adopted a puppy named Oscar!"
     va, vb = embed([a, b])
     assert is_duplicate(b, vb, [(a, va)], threshold=0.95)
+
+
+def test_emails_phones_and_enum_choices_by_field() -> None:
+    fields = [
+        {"key": "email", "description": "The user's email address", "category": "profile", "type": "string"},
+        {"key": "phone", "description": "The user's phone number", "category": "profile", "type": "string"},
+        {"key": "diet", "description": "What the user eats", "category": "profile", "type": "enum",
+         "choices": ["vegetarian", "vegan", "omnivore"]},
+    ]  # fmt: skip
+    turn = _turn(
+        1, "user", "Mail me at priya@example.com or call +91 98765 43210. I am vegetarian."
+    )
+    facts = [(f.key, f.value) for f in RulesExtractor().extract_facts([turn], fields, Usage())]
+    assert facts == [
+        ("email", "priya@example.com"),
+        ("phone", "+91 98765 43210"),
+        ("diet", "vegetarian"),
+    ]
