@@ -158,7 +158,7 @@ def test_true_repeats_are_deduplicated() -> None:
 
 
 def test_emails_phones_and_enum_choices_by_field() -> None:
-    fields = [
+    fields: list[dict[str, Any]] = [
         {"key": "email", "description": "The user's email address", "category": "profile", "type": "string"},
         {"key": "phone", "description": "The user's phone number", "category": "profile", "type": "string"},
         {"key": "diet", "description": "What the user eats", "category": "profile", "type": "enum",
