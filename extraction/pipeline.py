@@ -31,7 +31,7 @@ from extraction.extractors import (
 from extraction.models import ExtractionRun, RunStatus
 from extraction.stages.compress import atomicity_problems, content_hash, is_duplicate
 from extraction.stages.smart_keep import smart_keep
-from extraction.stages.summary import summary_fold
+from extraction.stages.summary import summary_fold, summary_split, summary_traceable
 from memory.embedding import embed
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.services import (
@@ -240,9 +240,22 @@ def execute(run: ExtractionRun) -> ExtractionRun:
         extraction, units = run_stages(run, agent, end_user, window, schema.fields, timings, counts)
 
         started = time.perf_counter()
-        new_summary = summary_fold(
-            summary, [u["text"] for u in units], max_tokens=agent.summary_max_tokens
-        )
+        new_texts = [u["text"] for u in units]
+        new_summary = ""
+        summarize = getattr(extractor_for(agent), "summarize", None)
+        if summarize is not None and new_texts:
+            # Abstractive (a model), but every sentence must cite the lines it rests on.
+            previous = summary_split(summary)
+            proposed = summarize(previous, new_texts, agent.summary_max_tokens, extraction.usage)
+            new_summary, untraceable = summary_traceable(
+                proposed,
+                previous=len(previous),
+                units=len(new_texts),
+                max_tokens=agent.summary_max_tokens,
+            )
+            counts["summary_untraceable"] = untraceable
+        if not new_summary:
+            new_summary = summary_fold(summary, new_texts, max_tokens=agent.summary_max_tokens)
         timings["summary"] = round((time.perf_counter() - started) * 1000, 2)
 
         started = time.perf_counter()

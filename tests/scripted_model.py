@@ -35,14 +35,15 @@ class ScriptedModel:
                     self._send(200, {"object": "list", "data": data, "model": body["model"]})
                     return
                 name = body["response_format"]["json_schema"]["name"]
-                default: tuple[str, Any] = ("ok", {name: []})
+                required = body["response_format"]["json_schema"]["schema"]["required"][0]
+                default: tuple[str, Any] = ("ok", {required: []})
                 step = model.scripts[name].popleft() if model.scripts[name] else default
                 kind, payload = step
                 if kind == "status":
                     self._send(payload, {"error": {"message": f"scripted {payload}"}})
                 elif kind == "slow":
                     time.sleep(payload)
-                    self._send(200, model.completion({name: []}))
+                    self._send(200, model.completion({required: []}))
                 elif kind == "invalid":
                     self._send(200, model.completion(payload, raw=True))
                 else:

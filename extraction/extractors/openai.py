@@ -78,6 +78,35 @@ def facts_prompt(fields: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+SUMMARY_JSON_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["sentences"],
+    "properties": {
+        "sentences": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["text", "sources"],
+                "properties": {
+                    "text": {"type": "string"},
+                    "sources": {"type": "array", "items": {"type": "string"},
+                                "description": "ids of the lines it rests on: P1… (previous summary), U1… (new facts)"},
+                },
+            },
+        }
+    },
+}  # fmt: skip
+
+SUMMARY_PROMPT = (
+    "You maintain the rolling summary of a user's conversations for a memory service. You get the "
+    "previous summary as numbered sentences (P1, P2, …) and new facts (U1, U2, …). Write the new "
+    "summary in at most {max_tokens} tokens: keep what still matters, fold older detail into "
+    "shorter sentences, add the new facts. Never add anything the lines do not say. Every "
+    'sentence lists the ids it rests on. Answer with JSON {{"sentences": [{{"text", "sources"}}]}} only.'
+)
+
 UNITS_PROMPT = (
     "Rewrite the conversation segment as atomic, self-contained facts for long-term memory. Each "
     "fact is one sentence with its subject named (no I, you, we, he, she), with absolute dates "
@@ -190,6 +219,33 @@ class OpenAIExtractor:
                     )
                 )
         return facts
+
+    def summarize(
+        self, previous: list[str], units: list[str], max_tokens: int, usage: Usage
+    ) -> list[tuple[str, list[str]]]:
+        """Abstractive rolling summary: (sentence, the ids it rests on) pairs, as the model said."""
+        lines = [f"P{i + 1}: {s}" for i, s in enumerate(previous)] + [
+            f"U{i + 1}: {u}" for i, u in enumerate(units)
+        ]
+        answer = self._chat(
+            SUMMARY_PROMPT.format(max_tokens=max_tokens),
+            "\n".join(lines),
+            SUMMARY_JSON_SCHEMA,
+            "summary",
+            usage,
+        )
+        sentences = answer.get("sentences")
+        if not isinstance(sentences, list):
+            raise ExtractionFailed("the model's answer has no 'sentences' list")
+        out = []
+        for item in sentences:
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("text"), str)
+                and isinstance(item.get("sources"), list)
+            ):
+                out.append((item["text"].strip(), [str(source) for source in item["sources"]]))
+        return out
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         answer = self._chat(

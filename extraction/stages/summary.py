@@ -49,3 +49,27 @@ def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str
             used += cost
     chosen.sort(key=lambda s: (_date_of(s), pool.index(s)))
     return " ".join(chosen)
+
+
+def summary_split(summary: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", summary.strip()) if s]
+
+
+def summary_traceable(
+    proposed: list[tuple[str, list[str]]], *, previous: int, units: int, max_tokens: int
+) -> tuple[str, int]:
+    """Keep the model's sentences that cite at least one real line (P1..Pprevious, U1..Uunits),
+    within the token cap; returns (summary, how many were dropped as untraceable)."""
+    valid = {f"P{i + 1}" for i in range(previous)} | {f"U{i + 1}" for i in range(units)}
+    kept: list[str] = []
+    used = dropped = 0
+    for text, sources in proposed:
+        if not text or not sources or not set(sources) <= valid:
+            dropped += 1
+            continue
+        cost = count_tokens(text)
+        if used + cost > max_tokens:
+            break
+        kept.append(text if text.endswith((".", "!", "?")) else text + ".")
+        used += cost
+    return " ".join(kept), dropped

@@ -10,7 +10,7 @@ import pytest
 from extraction.extractors import RetryableError
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
-from memory.models import ACU, EndUser, Entity
+from memory.models import ACU, EndUser, Entity, HotDocument
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
 from schemas.services import agent_create
@@ -67,11 +67,13 @@ def test_a_correct_answer_becomes_facts_and_units(model: ScriptedModel, run_id: 
         "On 3 March 2026, Priya's budget is 80 lakhs."
     ]
     assert run.counts["atomicity_rejects"] == 1  # "I like the flat…": dropped and counted
-    assert (
-        run.counts["model_calls"] == 2
-        and run.counts["tokens_in"] == 240
-        and run.counts["tokens_out"] == 60
+    # facts, units, then the summary (it came back empty, so the extractive fold stands in)
+    assert (run.counts["model_calls"], run.counts["tokens_in"], run.counts["tokens_out"]) == (
+        3,
+        360,
+        90,
     )
+    assert "Priya's budget is 80 lakhs" in HotDocument.objects.get().summary
     asked = next(
         r for r in model.requests if r["response_format"]["json_schema"]["name"] == "facts"
     )
@@ -109,3 +111,23 @@ def test_invalid_json_is_a_recorded_failure_not_a_retry_loop(
     assert "not the JSON that was asked for" in run.error
     assert not Entity.objects.exists() and not ACU.objects.exists()
     assert extraction_run_execute(run_id=run_id) is None  # failed for good: not claimed again
+
+
+def test_the_abstractive_summary_keeps_only_traceable_sentences(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.script("facts", ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    model.script("summary", ("ok", {"sentences": [
+        {"text": "Priya's budget is 80 lakhs as of March 2026.", "sources": ["U1"]},
+        {"text": "Priya is a doctor.", "sources": []},
+        {"text": "Priya owns three cars.", "sources": ["U9"]},
+    ]}))  # fmt: skip
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert HotDocument.objects.get().summary == "Priya's budget is 80 lakhs as of March 2026."
+    assert run.counts["summary_untraceable"] == 2 and run.counts["model_calls"] == 3
+    asked = next(
+        r for r in model.requests if r["response_format"]["json_schema"]["name"] == "summary"
+    )
+    assert asked["messages"][1]["content"] == "U1: On 3 March 2026, Priya's budget is 80 lakhs."
