@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.v1 import agents, facts, health, runs, sessions
+from api.v1 import agents, facts, health, runs, search, sessions
 
 app_name = "api"
 
@@ -42,6 +42,7 @@ urlpatterns = [
         name="turn-batch",
     ),
     path("v1/context", sessions.ContextPackApi.as_view(), name="context-pack"),
+    path("v1/memory/search", search.MemorySearchApi.as_view(), name="memory-search"),
     path("v1/users/<str:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
     path("v1/users/<str:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
     path("v1/users/<str:user>/runs", runs.RunListApi.as_view(), name="run-list"),

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -140,7 +139,9 @@ def hot_document_cached(
     return document
 
 
-def context_pack(*, document: dict[str, Any], budget_tokens: int) -> Packed:
+def context_pack(
+    *, document: dict[str, Any], budget_tokens: int, hits: Sequence[str] = ()
+) -> Packed:
     return pack(
         pinned=document["pinned"],
         profile=document["profile"],
@@ -148,35 +149,6 @@ def context_pack(*, document: dict[str, Any], budget_tokens: int) -> Packed:
         possibilities=document["possibilities"],
         summary=document["summary"],
         recent_turns=document["recent_turns"],
+        hits=hits,
         budget_tokens=budget_tokens,
     )
-
-
-@dataclass(frozen=True)
-class SessionRef:
-    """What the call path needs of a session, read in one small query (no ORM compile)."""
-
-    id: uuid.UUID
-    tenant_id: int
-    agent_id: int
-    agent_slug: str
-    context_budget_tokens: int
-    end_user_id: int
-    user_external_id: str
-
-
-def session_ref_get_for_tenant(
-    *, tenant_id: int, session_id: uuid.UUID, agent_scope: int | None = None
-) -> SessionRef:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.agent_id, a.slug, a.context_budget_tokens, s.end_user_id, u.external_id "
-            "FROM memory_session s JOIN schemas_agent a ON a.id = s.agent_id "
-            "JOIN memory_enduser u ON u.id = s.end_user_id "
-            "WHERE s.id = %s AND s.tenant_id = %s AND (%s::bigint IS NULL OR s.agent_id = %s::bigint)",
-            [session_id, tenant_id, agent_scope, agent_scope],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise NotFound(f"No session {session_id}.", code="session_not_found")
-    return SessionRef(session_id, tenant_id, *row)

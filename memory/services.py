@@ -686,10 +686,11 @@ def acu_create_many(*, agent: Agent, end_user: EndUser, units: list[dict[str, An
             cursor.execute(
                 "INSERT INTO memory_acu (tenant_id, agent_id, end_user_id, session_id, text, embedding, "
                 "keywords, first_seq, last_seq, occurred_at, content_hash, created_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s::vector, to_tsvector('english', %s), %s, %s, %s, %s, now()) "
+                "VALUES (%s, %s, %s, %s, %s, %s::vector, to_tsvector(%s::regconfig, %s), %s, %s, %s, %s, now()) "
                 "ON CONFLICT (agent_id, end_user_id, content_hash) DO NOTHING",
                 [agent.tenant_id, agent.pk, end_user.pk, unit["session_id"], unit["text"],
-                 _vector_literal(unit["embedding"]), unit["text"], unit["first_seq"], unit["last_seq"],
+                 _vector_literal(unit["embedding"]), agent.search_language, unit["text"],
+                 unit["first_seq"], unit["last_seq"],
                  unit["occurred_at"], unit["content_hash"]],
             )  # fmt: skip
             inserted += cursor.rowcount

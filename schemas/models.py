@@ -48,6 +48,13 @@ class Agent(models.Model):
     hybrid_search = models.BooleanField(
         default=SETTINGS["hybrid_search"].default, help_text=SETTINGS["hybrid_search"].help
     )
+    search_recency_weight = models.FloatField(**_numeric("search_recency_weight"))
+    search_language = models.CharField(
+        max_length=32,
+        default=SETTINGS["search_language"].default,
+        choices=[(c, c) for c in SETTINGS["search_language"].choices or ()],
+        help_text=SETTINGS["search_language"].help,
+    )
     context_budget_tokens = models.PositiveIntegerField(**_numeric("context_budget_tokens"))
     summary_max_tokens = models.PositiveIntegerField(**_numeric("summary_max_tokens"))
     extractor = models.CharField(

@@ -230,6 +230,39 @@ SETTINGS: dict[str, Setting] = {
         help="Add a PostgreSQL full-text leg to the semantic leg. Off: semantic only (misses "
         "exact names and numbers more often).",
     ),
+    "search_recency_weight": Setting(
+        float,
+        0.3,
+        0.0,
+        2.0,
+        help="Weight of the recency prior in search fusion, relative to each retrieval leg (1.0). "
+        "Higher: newer memories win ties more often. 0: no recency preference.",
+    ),
+    "search_language": Setting(
+        str,
+        "english",
+        choices=(
+            "simple",
+            "english",
+            "german",
+            "french",
+            "spanish",
+            "italian",
+            "portuguese",
+            "dutch",
+            "russian",
+            "swedish",
+            "norwegian",
+            "danish",
+            "finnish",
+            "hungarian",
+            "turkish",
+            "romanian",
+            "indonesian",
+        ),
+        help="PostgreSQL text-search configuration of the keyword leg (stemming, stop words). "
+        "Applies to memory written after the change; rebuild to re-index older memory.",
+    ),
     "context_budget_tokens": Setting(
         int,
         800,

@@ -15,6 +15,7 @@ from api.v1.common import agent_of, principal_of
 from extraction.services import extraction_schedule_if_due
 from memory.models import Role, Turn
 from memory.rendering import context_block_render
+from memory.search import memory_search
 from memory.selectors import (
     context_pack,
     hot_document_cached,
@@ -30,7 +31,6 @@ from memory.services import (
 )
 from memory.tokens import TOKENIZER
 from memory.views import iso
-from tenants.errors import Invalid
 
 MAX_BATCH = 500
 MEMORY_TOOL = {
@@ -314,21 +314,23 @@ class ContextPackApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        if data.get("query"):
-            raise Invalid(
-                "query: search hits in the context arrive with memory search; omit it for now.",
-                code="query_not_supported",
-                fields={"query": ["not supported yet"]},
-            )
         session = session_get_for_tenant(
             tenant_id=principal.tenant_id,
             session_id=data["session"],
             agent_scope=principal.agent_id,
         )
         document = hot_document_load(agent=session.agent, end_user=session.end_user)
+        hits: list[str] = []
+        if data.get("query"):
+            # Search hits join the volatile part, after the stable prefix, within the budget.
+            found = memory_search(
+                agent=session.agent, end_user=session.end_user, query=data["query"], k=5
+            )
+            hits = [hit.text for hit in found.hits if hit.source != "entity"]
         packed = context_pack(
             document=document,
             budget_tokens=data.get("budget_tokens") or session.agent.context_budget_tokens,
+            hits=hits,
         )
         return Response(
             {

@@ -1,0 +1,87 @@
+"""Memory search: the one memory call an agent makes on demand (DESIGN §7)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from api.v1.common import agent_of, principal_of
+from memory.search import memory_search
+from memory.selectors import end_user_get_for_tenant, session_get_for_tenant
+from tenants.errors import NotFound
+
+
+class HitSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    score = serializers.FloatField()
+    confidence = serializers.ChoiceField(choices=["high", "medium", "low"])
+    source = serializers.ChoiceField(choices=["entity", "acu", "turn"])  # type: ignore[assignment]
+    occurred_at = serializers.DateTimeField(allow_null=True)
+    session = serializers.UUIDField(allow_null=True)
+    turns = serializers.ListField(child=serializers.DictField())
+    stale = serializers.BooleanField()
+    note = serializers.CharField(required=False)
+    explain = serializers.DictField(required=False)
+
+    class Meta:
+        ref_name = "SearchHit"
+
+
+class MemorySearchApi(APIView):
+    class InputSerializer(StrictSerializer):
+        agent = StrictCharField(max_length=63, required=False)
+        user = StrictCharField(max_length=200, trim_whitespace=False)
+        query = StrictCharField(max_length=2000)
+        k = StrictIntegerField(required=False, default=10, min_value=1, max_value=50)
+        session = serializers.UUIDField(required=False, allow_null=True)
+        explain = serializers.BooleanField(required=False, default=False)
+
+        class Meta:
+            ref_name = "MemorySearch"
+
+    @extend_schema(
+        request=InputSerializer,
+        responses=inline_serializer(
+            "MemorySearchResult",
+            {
+                "results": HitSerializer(many=True),
+                "confidence": serializers.ChoiceField(choices=["high", "medium", "low"]),
+                "fallback": serializers.BooleanField(),
+                "timings": serializers.DictField(),
+            },
+        ),
+        tags=["call path"],
+        description="Ranked memory for one user of one agent: current facts, memory units "
+        "(semantic + keyword, fused with a recency prior) and, when those are weak, the raw turn "
+        "log (always ranked last, confidence low). `explain` adds each leg's rank and score.",
+    )
+    def post(self, request: Request) -> Response:
+        principal = principal_of(request)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        agent = agent_of(request, data.get("agent"))
+        end_user = end_user_get_for_tenant(tenant_id=principal.tenant_id, external_id=data["user"])
+        session = data.get("session")
+        if session is not None:
+            found = session_get_for_tenant(
+                tenant_id=principal.tenant_id, session_id=session, agent_scope=agent.pk
+            )
+            if found.end_user_id != end_user.pk:
+                raise NotFound(f"No session {session} for this user.", code="session_not_found")
+        result = memory_search(
+            agent=agent, end_user=end_user, query=data["query"], k=data["k"],
+            session=str(session) if session else None,
+        )  # fmt: skip
+        return Response(
+            {
+                "results": [hit.body(data["explain"]) for hit in result.hits],
+                "confidence": result.confidence,
+                "fallback": result.fallback,
+                "timings": result.timings,
+            }
+        )
