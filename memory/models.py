@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVectorField
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from pgvector.django import VectorField
 
@@ -94,6 +94,12 @@ class Turn(models.Model):
     occurred_at = models.DateTimeField()
     recorded_at = models.DateTimeField()
     archived_at = models.DateTimeField(null=True, blank=True)
+    # Stored so that search ranks turns without re-parsing them (english; ADR 0010).
+    text_search = models.GeneratedField(
+        expression=SearchVector("text", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
 
     class Meta:
         constraints = [
@@ -101,6 +107,7 @@ class Turn(models.Model):
         ]
         indexes = [
             models.Index(fields=["tenant", "agent", "end_user", "id"], name="turn_user_log"),
+            GinIndex(fields=["text_search"], name="turn_text_search"),
         ]
 
     def __str__(self) -> str:
@@ -242,6 +249,8 @@ class ACU(models.Model):
                 fields=["tenant", "agent", "end_user", "occurred_at"], name="acu_user_time"
             ),
             GinIndex(fields=["keywords"], name="acu_keywords"),
+            # Search credits a unit for matches in the turns it came from: (session, seq) → units.
+            models.Index(fields=["session", "first_seq", "last_seq"], name="acu_session_seq"),
         ]
 
     def __str__(self) -> str:

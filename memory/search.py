@@ -24,7 +24,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memory.embedding import default_embedder
-from memory.models import EndUser, Entity, Status
+from memory.models import EndUser, Entity, Session, Status
 from memory.selectors import entity_list
 from memory.views import iso
 from schemas.models import Agent
@@ -168,6 +168,72 @@ def _keyword(
     return hits
 
 
+def _turn_vector(agent: Agent) -> str:
+    """The turn log's stored english vector, or one computed on the fly for another language
+    (validated against the agent setting's choices, so it is safe to inline)."""
+    language = agent.search_language
+    if language == "english":
+        return "t.text_search"
+    assert re.fullmatch(r"[a-z]+", language)
+    return f"to_tsvector('{language}'::regconfig, t.text)"
+
+
+def _turn_keyword(
+    agent: Agent, user: EndUser, query: str, vector: str, session: str | None
+) -> list[Hit]:
+    """Full text over the raw turns (the words as said, before rewriting), credited to the
+    memory units made from the matching turns."""
+    language = agent.search_language
+    with connection.cursor() as cursor:
+        tsv = _turn_vector(agent)
+        cursor.execute(
+            f"WITH q AS (SELECT {_OR_QUERY} AS q), t AS ("  # noqa: S608 (constants and a validated name)
+            f"  SELECT t.session_id, t.seq, ts_rank_cd({tsv}, q.q) AS rank "
+            "  FROM memory_turn t, q WHERE q.q IS NOT NULL AND t.tenant_id = %s AND t.agent_id = %s "
+            f"  AND t.end_user_id = %s AND {tsv} @@ q.q "
+            "  AND (%s::uuid IS NULL OR t.session_id = %s::uuid) ORDER BY rank DESC LIMIT %s) "
+            "SELECT a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, max(t.rank), "
+            "1 - (a.embedding <=> %s::vector) FROM t CROSS JOIN LATERAL ("
+            "  SELECT * FROM memory_acu a WHERE a.session_id = t.session_id AND a.first_seq <= t.seq "
+            "  AND a.last_seq >= t.seq AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s) a "
+            "GROUP BY a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, a.embedding "
+            "ORDER BY 7 DESC, a.id LIMIT %s",
+            [language, query, agent.tenant_id, agent.pk, user.pk, session, session,
+             CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
+        )  # fmt: skip
+        rows = cursor.fetchall()
+    hits = []
+    for r in rows:
+        hit = Hit(f"acu:{r[0]}", "acu", r[1], r[5], str(r[2]) if r[2] else None, _turn_refs(r[2], r[3], r[4]),
+                  similarity=float(r[7]) if r[7] is not None else None)  # fmt: skip
+        hit.legs["turn_keyword"] = {"score": round(float(r[6]), 4)}
+        hits.append(hit)
+    return hits
+
+
+def _participants(agent: Agent, user: EndUser) -> set[str]:
+    """Names of the two sides of this user's conversations (session metadata), lower-case."""
+    names: set[str] = set()
+    rows = (
+        Session.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=user)
+        .exclude(metadata={})
+        .values_list("metadata", flat=True)
+        .distinct()[:20]
+    )
+    for metadata in rows:
+        for name in ((metadata or {}).get("participants") or {}).values():
+            names |= {part.lower() for part in str(name).split()}
+    return names
+
+
+def _keyword_query(query: str, names: set[str]) -> str:
+    return " ".join(
+        w
+        for w in re.findall(r"[\w'-]+", query)
+        if w.lower().strip("'s") not in names and w.lower() not in names
+    )
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
 
@@ -197,27 +263,16 @@ def _fallback(
 ) -> list[Hit]:
     language = agent.search_language
     with connection.cursor() as cursor:
+        tsv = _turn_vector(agent)
         cursor.execute(
-            f"WITH q AS (SELECT {_OR_QUERY} AS q) "  # noqa: S608 (a constant, no input)
-            "SELECT t.id, t.text, t.session_id, t.seq, t.occurred_at, t.role, "
-            "ts_rank_cd(to_tsvector(%s::regconfig, t.text), q.q) AS rank "
+            f"WITH q AS (SELECT {_OR_QUERY} AS q) "  # noqa: S608 (constants and a validated name)
+            f"SELECT t.id, t.text, t.session_id, t.seq, t.occurred_at, t.role, ts_rank_cd({tsv}, q.q) AS rank "
             "FROM memory_turn t, q WHERE q.q IS NOT NULL AND t.tenant_id = %s AND t.agent_id = %s "
-            "AND t.end_user_id = %s AND to_tsvector(%s::regconfig, t.text) @@ q.q "
+            f"AND t.end_user_id = %s AND {tsv} @@ q.q "
             "AND (%s::uuid IS NULL OR t.session_id = %s::uuid) "
             "ORDER BY rank DESC, t.id DESC LIMIT %s",
-            [
-                language,
-                query,
-                language,
-                agent.tenant_id,
-                agent.pk,
-                user.pk,
-                language,
-                session,
-                session,
-                limit * 3,
-            ],
-        )
+            [language, query, agent.tenant_id, agent.pk, user.pk, session, session, limit * 3],
+        )  # fmt: skip
         rows = cursor.fetchall()
     hits = []
     for r in rows:
@@ -268,6 +323,30 @@ def _stale_marks(agent: Agent, user: EndUser, hits: list[Hit]) -> None:
                 break
 
 
+def _diversified(ordered: list[Hit], k: int) -> list[Hit]:
+    """Top k that cover different turns: a unit from a turn an earlier hit already covers is
+    folded into that hit (its sentence appended) instead of taking a slot of its own."""
+    out: list[Hit] = []
+    by_turn: dict[str, Hit] = {}
+    for hit in ordered:
+        refs = [f"{t['session']}:{t['seq']}" for t in hit.turns]
+        owner = (
+            next((by_turn[r] for r in refs if r in by_turn), None)
+            if refs and hit.source == "acu"
+            else None
+        )
+        if owner is not None and owner.source == "acu":
+            if hit.text not in owner.text and len(owner.text) < 1200:
+                owner.text = f"{owner.text} {hit.text.split(': ', 1)[-1] if ' said: ' in hit.text else hit.text}"
+            continue
+        if len(out) == k:
+            continue
+        out.append(hit)
+        for ref in refs:
+            by_turn.setdefault(ref, hit)
+    return out
+
+
 def memory_search(
     *,
     agent: Agent,
@@ -286,7 +365,12 @@ def memory_search(
     started = time.perf_counter()
     legs: dict[str, list[Hit]] = {"semantic": _semantic(agent, end_user, vector, session)}
     if agent.hybrid_search:
-        legs["keyword"] = _keyword(agent, end_user, query, vector, session)
+        # The participants' names are in nearly every line: as keywords they match everything
+        # and rank nothing (no IDF in PostgreSQL's ranking), so the keyword legs leave them out.
+        words = _keyword_query(query, _participants(agent, end_user))
+        if words:
+            legs["keyword"] = _keyword(agent, end_user, words, vector, session)
+            legs["turn_keyword"] = _turn_keyword(agent, end_user, words, vector, session)
     legs["facts"] = [] if session else _facts(agent, end_user, query, now)
     timings["legs_ms"] = round((time.perf_counter() - started) * 1000, 2)
 
@@ -308,7 +392,7 @@ def memory_search(
         hit.fused += agent.search_recency_weight / (RRF_K + rank)
         hit.legs["recency"] = {"rank": rank}
     ceiling = (len(legs) + agent.search_recency_weight) / (RRF_K + 1)
-    ranked = sorted(merged.values(), key=lambda h: (-h.fused, h.id))[:k]
+    ranked = _diversified(sorted(merged.values(), key=lambda h: (-h.fused, h.id)), k)
     for hit in ranked:
         hit.score = hit.fused / ceiling
         if hit.source == "acu":
