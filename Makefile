@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test lint format manage bench-latency bench-extraction clean
+.PHONY: help venv run test lint format manage bench-latency bench-extraction bench-locomo clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -33,6 +33,9 @@ test: $(STAMP)
 
 bench-extraction: $(STAMP)
 	$(PY) bench/extraction.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
+
+bench-locomo: $(STAMP)
+	$(PY) bench/locomo.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)
