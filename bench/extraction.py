@@ -58,7 +58,7 @@ def conversations(path: Path) -> list[dict[str, Any]]:
             turns = conversation.get(f"session_{n}") or []
             if turns:
                 sessions.append({"n": n, "when": session_time(conversation[f"session_{n}_date_time"]),
-                                 "turns": [{"speaker": t["speaker"], "text": t["text"] + (
+                                 "turns": [{"speaker": t["speaker"], "dia_id": t["dia_id"], "text": t["text"] + (
                                      f" [shares an image: {t['blip_caption']}]" if t.get("blip_caption") else "")}
                                            for t in turns]})  # fmt: skip
             n += 1

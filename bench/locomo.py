@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.extraction import session_time  # noqa: E402
+from bench.extraction import conversations  # noqa: E402
 from bench.latency import Client, percentile, start_server  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -44,28 +44,7 @@ CATEGORIES = ("1", "2", "3", "4")
 
 def load(path: Path) -> list[dict[str, Any]]:
     """Conversations for ingestion: speakers, sessions, dates, turns (no qa)."""
-    out = []
-    for item in json.loads(path.read_text()):
-        conversation = item["conversation"]
-        sessions = []
-        n = 1
-        while f"session_{n}" in conversation or f"session_{n}_date_time" in conversation:
-            turns = conversation.get(f"session_{n}") or []
-            if turns:
-                sessions.append({"n": n, "when": session_time(conversation[f"session_{n}_date_time"]), "turns": [
-                    {"speaker": t["speaker"], "dia_id": t["dia_id"],
-                     "text": t["text"] + (f" [shares an image: {t['blip_caption']}]" if t.get("blip_caption") else "")}
-                    for t in turns]})  # fmt: skip
-            n += 1
-        out.append(
-            {
-                "id": item["sample_id"],
-                "a": conversation["speaker_a"],
-                "b": conversation["speaker_b"],
-                "sessions": sessions,
-            }
-        )
-    return out
+    return conversations(path)
 
 
 def questions(path: Path) -> list[dict[str, Any]]:

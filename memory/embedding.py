@@ -146,3 +146,8 @@ def embed(texts: list[str]) -> np.ndarray:
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a, b))
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    """pgvector's text form, for a query parameter cast with ``::vector``."""
+    return "[" + ",".join(f"{float(x):.7f}" for x in vector) + "]"

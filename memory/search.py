@@ -23,7 +23,7 @@ import numpy as np
 from django.db import connection
 from django.utils import timezone
 
-from memory.embedding import default_embedder
+from memory.embedding import default_embedder, vector_literal
 from memory.models import EndUser, Entity, Session, Status
 from memory.selectors import entity_list
 from memory.views import iso
@@ -105,10 +105,6 @@ class SearchResult:
     timings: dict[str, float]
 
 
-def _vector(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{float(x):.7f}" for x in vector) + "]"
-
-
 def _turn_refs(session: Any, first: int | None, last: int | None) -> list[dict[str, Any]]:
     if session is None or first is None:
         return []
@@ -135,6 +131,17 @@ _OR_QUERY = (
 )
 
 
+def _ranked_units(rows: list[tuple[Any, ...]], leg: str) -> list[Hit]:
+    """Rows of (id, text, session, first_seq, last_seq, occurred_at, leg score, cosine)."""
+    hits = []
+    for r in rows:
+        hit = Hit(f"acu:{r[0]}", "acu", r[1], r[5], str(r[2]) if r[2] else None, _turn_refs(r[2], r[3], r[4]),
+                  similarity=float(r[7]) if r[7] is not None else None)  # fmt: skip
+        hit.legs[leg] = {"score": round(float(r[6]), 4)}
+        hits.append(hit)
+    return hits
+
+
 def _keyword(
     agent: Agent, user: EndUser, query: str, vector: str, session: str | None
 ) -> list[Hit]:
@@ -159,13 +166,7 @@ def _keyword(
             ],
         )
         rows = cursor.fetchall()
-    hits = []
-    for r in rows:
-        hit = Hit(f"acu:{r[0]}", "acu", r[1], r[5], str(r[2]) if r[2] else None, _turn_refs(r[2], r[3], r[4]),
-                  similarity=float(r[7]) if r[7] is not None else None)  # fmt: skip
-        hit.legs["keyword"] = {"score": round(float(r[6]), 4)}
-        hits.append(hit)
-    return hits
+    return _ranked_units(rows, "keyword")
 
 
 def _turn_vector(agent: Agent) -> str:
@@ -202,13 +203,7 @@ def _turn_keyword(
              CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
         )  # fmt: skip
         rows = cursor.fetchall()
-    hits = []
-    for r in rows:
-        hit = Hit(f"acu:{r[0]}", "acu", r[1], r[5], str(r[2]) if r[2] else None, _turn_refs(r[2], r[3], r[4]),
-                  similarity=float(r[7]) if r[7] is not None else None)  # fmt: skip
-        hit.legs["turn_keyword"] = {"score": round(float(r[6]), 4)}
-        hits.append(hit)
-    return hits
+    return _ranked_units(rows, "turn_keyword")
 
 
 def _participants(agent: Agent, user: EndUser) -> set[str]:
@@ -359,7 +354,7 @@ def memory_search(
     now = now or timezone.now()
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    vector = _vector(query_cache.get(query))
+    vector = vector_literal(query_cache.get(query))
     timings["embed_ms"] = round((time.perf_counter() - started) * 1000, 2)
 
     started = time.perf_counter()

@@ -13,6 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from memory.embedding import vector_literal
 from memory.hot import hot_cache_key, hot_cache_put, hot_cache_put_tail
 from memory.models import (
     Category,
@@ -671,10 +672,6 @@ def entity_forget(*, entity: Entity, actor: str) -> int:
 # --- Memory units (tier 2) and archiving, for the write lane ---------------------------------
 
 
-def _vector_literal(vector: Any) -> str:
-    return "[" + ",".join(f"{float(x):.7f}" for x in vector) + "]"
-
-
 def acu_create_many(*, agent: Agent, end_user: EndUser, units: list[dict[str, Any]]) -> int:
     """Insert memory units; one whose content hash this user already has is skipped (so a
     re-run of a window cannot duplicate). Returns how many were inserted."""
@@ -689,7 +686,7 @@ def acu_create_many(*, agent: Agent, end_user: EndUser, units: list[dict[str, An
                 "VALUES (%s, %s, %s, %s, %s, %s::vector, to_tsvector(%s::regconfig, %s), %s, %s, %s, %s, now()) "
                 "ON CONFLICT (agent_id, end_user_id, content_hash) DO NOTHING",
                 [agent.tenant_id, agent.pk, end_user.pk, unit["session_id"], unit["text"],
-                 _vector_literal(unit["embedding"]), agent.search_language, unit["text"],
+                 vector_literal(unit["embedding"]), agent.search_language, unit["text"],
                  unit["first_seq"], unit["last_seq"],
                  unit["occurred_at"], unit["content_hash"]],
             )  # fmt: skip
@@ -701,7 +698,7 @@ def acu_nearest(
     *, agent: Agent, end_user: EndUser, vector: Any, k: int = 3
 ) -> list[tuple[str, float]]:
     """The user's stored units closest to ``vector``, with cosine similarity (exact scan)."""
-    literal = _vector_literal(vector)
+    literal = vector_literal(vector)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT text, 1 - (embedding <=> %s::vector) FROM memory_acu "

@@ -35,6 +35,17 @@ def _eager_celery(settings: Any) -> None:
     app.conf.task_eager_propagates = True
 
 
+# A cache configuration whose Redis does not exist: for tests of degraded operation.
+DEAD_REDIS = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": "unix:///nonexistent/redis.sock",
+        "KEY_PREFIX": "hv-test",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+    }
+}
+
+
 @dataclass
 class Key:
     model: ApiKey
@@ -59,6 +70,16 @@ def tenant_b(db: None) -> Tenant:
 @pytest.fixture
 def agent_a(tenant_a: Tenant) -> Agent:
     return agent_create(tenant_id=tenant_a.pk, slug="advisor", name="Advisor A", actor="test")
+
+
+@pytest.fixture
+def property_agent(tenant_a: Tenant) -> Agent:
+    """Tenant A's agent with the property-advisor schema (budget: temporal money, …)."""
+    from schemas.defaults import PROPERTY_ADVISOR
+
+    return agent_create(
+        tenant_id=tenant_a.pk, slug="property", name="P", schema_fields=PROPERTY_ADVISOR, actor="t"
+    )
 
 
 @pytest.fixture

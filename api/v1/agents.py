@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.permissions import IsOperatorKey
 from api.serializers import StrictSerializer
+from api.v1.common import principal_of
 from schemas.models import Agent, ExtractionSchema
 from schemas.selectors import agent_get_for_tenant, agent_list, schema_get, schema_list
 from schemas.services import (
@@ -23,7 +24,6 @@ from schemas.services import (
 )
 from schemas.validation import SETTINGS
 from tenants.errors import Forbidden, Invalid
-from tenants.principal import ApiPrincipal
 
 _FIELD_FOR = {int: serializers.IntegerField, float: serializers.FloatField,
               bool: serializers.BooleanField, str: serializers.CharField}  # fmt: skip
@@ -63,14 +63,8 @@ class AgentOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-def _principal(request: Request) -> ApiPrincipal:
-    principal = request.auth
-    assert isinstance(principal, ApiPrincipal)
-    return principal
-
-
 def _agent(request: Request, slug: str) -> Agent:
-    principal = _principal(request)
+    principal = principal_of(request)
     return agent_get_for_tenant(
         tenant_id=principal.tenant_id, slug=slug, agent_scope=principal.agent_id
     )
@@ -100,13 +94,13 @@ class AgentListApi(APIView):
 
     @extend_schema(responses=AgentOutputSerializer(many=True), tags=["agents"])
     def get(self, request: Request) -> Response:
-        principal = _principal(request)
+        principal = principal_of(request)
         agents = agent_list(tenant_id=principal.tenant_id, agent_scope=principal.agent_id)
         return Response(AgentOutputSerializer(agents, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: AgentOutputSerializer}, tags=["agents"])
     def post(self, request: Request) -> Response:
-        principal = _principal(request)
+        principal = principal_of(request)
         if principal.agent_id is not None:
             raise Forbidden(
                 "A key scoped to one agent cannot create agents.", code="permission_denied"
@@ -146,7 +140,7 @@ class AgentDetailApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         agent = agent_update(
-            agent=agent, actor=_principal(request).actor, **serializer.validated_data
+            agent=agent, actor=principal_of(request).actor, **serializer.validated_data
         )
         return Response(AgentOutputSerializer(agent).data)
 
@@ -162,7 +156,7 @@ class AgentSettingsApi(APIView):
     def patch(self, request: Request, slug: str) -> Response:
         agent = _agent(request, slug)
         agent = agent_settings_update(
-            agent=agent, changes=_raw_object(request), actor=_principal(request).actor
+            agent=agent, changes=_raw_object(request), actor=principal_of(request).actor
         )
         return Response(agent.settings_dict())
 
@@ -195,7 +189,7 @@ class SchemaListApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         schema, created = schema_publish(
-            agent=agent, actor=_principal(request).actor, **serializer.validated_data
+            agent=agent, actor=principal_of(request).actor, **serializer.validated_data
         )
         return Response(
             SchemaOutputSerializer(schema).data,
@@ -218,6 +212,6 @@ class SchemaActivateApi(APIView):
     @extend_schema(request=None, responses=SchemaOutputSerializer, tags=["schemas"])
     def post(self, request: Request, slug: str, version: int) -> Response:
         schema = schema_activate(
-            agent=_agent(request, slug), version=version, actor=_principal(request).actor
+            agent=_agent(request, slug), version=version, actor=principal_of(request).actor
         )
         return Response(SchemaOutputSerializer(schema).data)

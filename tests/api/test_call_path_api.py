@@ -8,9 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from memory.models import EndUser, Entity, HotDocument, Session, Turn
-from schemas.defaults import PROPERTY_ADVISOR
 from schemas.models import Agent
-from schemas.services import agent_create
 from tenants.models import KeyRole, Tenant
 from tenants.services import api_key_create
 from tests.conftest import Key
@@ -19,13 +17,6 @@ LAKH = 100_000
 # Transactions really commit here, so on-commit work (re-caching the hot document) runs as in
 # production and the query counts are the real ones.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def property_agent(tenant_a: Tenant) -> Agent:
-    return agent_create(
-        tenant_id=tenant_a.pk, slug="property", name="P", schema_fields=PROPERTY_ADVISOR, actor="t"
-    )
 
 
 @pytest.fixture

@@ -3,14 +3,7 @@ from __future__ import annotations
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-DEAD_REDIS = {
-    "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": "unix:///nonexistent/redis.sock",
-        "KEY_PREFIX": "hv-test",
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
-    }
-}
+from tests.conftest import DEAD_REDIS
 
 
 def test_healthz_needs_nothing() -> None:

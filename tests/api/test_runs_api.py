@@ -6,21 +6,12 @@ import pytest
 
 from extraction.models import ExtractionRun
 from memory.models import ACU, Entity
-from schemas.defaults import PROPERTY_ADVISOR
 from schemas.models import Agent
-from schemas.services import agent_create
 from tenants.models import AuditEvent, KeyRole, Tenant
 from tenants.services import api_key_create
 from tests.conftest import Key
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def property_agent(tenant_a: Tenant) -> Agent:
-    return agent_create(
-        tenant_id=tenant_a.pk, slug="property", name="P", schema_fields=PROPERTY_ADVISOR, actor="t"
-    )
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from tenants.models import ApiKey
 from tenants.services import api_key_revoke
-from tests.conftest import Key
+from tests.conftest import DEAD_REDIS, Key
 
 
 def _get(client: APIClient) -> Any:
@@ -85,16 +85,6 @@ def test_database_never_holds_the_secret_in_clear(operator_key_a: Key) -> None:
                 [f"%{secret}%"],
             )
             assert cursor.fetchone()[0] == 0, f"{table} holds the secret"
-
-
-DEAD_REDIS = {
-    "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": "unix:///nonexistent/redis.sock",
-        "KEY_PREFIX": "hv-test",
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
-    }
-}
 
 
 def test_authentication_degrades_to_postgres_when_redis_is_down(
