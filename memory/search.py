@@ -31,6 +31,7 @@ from schemas.models import Agent
 
 RRF_K = 60  # the usual constant: rank 1 → 1/61, rank 10 → 1/70
 CANDIDATES = 50  # per leg, before fusion
+TURN_CANDIDATES = 30  # turns matched by full text, each credited to its units
 HIGH, MEDIUM = 0.5, 0.35  # cosine bands of MiniLM for "clearly about it" / "related"
 _STOP = set(["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "is", "are", "was", "were", "be", "been", "do", "does", "did", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "my", "your", "his", "her", "its", "our", "their", "me", "him", "them", "this", "that", "these", "those", "there", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some"])  # fmt: skip
 
@@ -200,14 +201,31 @@ def _turn_keyword(
             "GROUP BY a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, a.embedding "
             "ORDER BY 7 DESC, a.id LIMIT %s",
             [language, query, agent.tenant_id, agent.pk, user.pk, session, session,
-             CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
+             TURN_CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
         )  # fmt: skip
         rows = cursor.fetchall()
     return _ranked_units(rows, "turn_keyword")
 
 
+_PARTICIPANTS_SECONDS = 60.0
+_participants_seen: dict[tuple[int, int], tuple[float, set[str]]] = {}
+
+
 def _participants(agent: Agent, user: EndUser) -> set[str]:
-    """Names of the two sides of this user's conversations (session metadata), lower-case."""
+    """Names of the two sides of this user's conversations (session metadata), lower-case;
+    remembered for a minute per process (they change when a new session names someone new)."""
+    key = (agent.pk, user.pk)
+    seen = _participants_seen.get(key)
+    if seen is not None and time.monotonic() - seen[0] < _PARTICIPANTS_SECONDS:
+        return seen[1]
+    names = _participants_load(agent, user)
+    if len(_participants_seen) > 10_000:
+        _participants_seen.clear()
+    _participants_seen[key] = (time.monotonic(), names)
+    return names
+
+
+def _participants_load(agent: Agent, user: EndUser) -> set[str]:
     names: set[str] = set()
     rows = (
         Session.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=user)
@@ -233,12 +251,12 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
 
 
-def _facts(agent: Agent, user: EndUser, query: str, now: datetime.datetime) -> list[Hit]:
+def _facts(current: list[Entity], query: str) -> list[Hit]:
     words = _words(query)
     if not words:
         return []
     scored = []
-    for entity in entity_list(agent=agent, end_user=user, now=now):
+    for entity in current:
         key_words = set(entity.key.replace(":", "_").lower().split("_"))
         by_key = len(words & key_words)
         by_value = len(words & _words(entity.value_text))
@@ -287,8 +305,20 @@ def _fallback(
     return hits[:limit]
 
 
-def _stale_marks(agent: Agent, user: EndUser, hits: list[Hit]) -> None:
+def _key_words(key: str) -> list[str]:
+    return [w for w in key.split(":")[0].split("_") if len(w) > 2]
+
+
+def _stale_marks(agent: Agent, user: EndUser, hits: list[Hit], current_facts: list[Entity]) -> None:
     """Mark memory units said while a fact they mention held a value that has since changed."""
+    texts = [hit.text.lower() for hit in hits if hit.source == "acu"]
+    mentioned = any(
+        (words := _key_words(e.key)) and all(w in text for w in words)
+        for e in current_facts
+        for text in texts
+    )
+    if not mentioned:
+        return  # no unit names a fact: nothing can be stale (and no query for its history)
     history = list(
         Entity.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=user, status=Status.SUPERSEDED,
                               valid_until__isnull=False)
@@ -296,13 +326,13 @@ def _stale_marks(agent: Agent, user: EndUser, hits: list[Hit]) -> None:
     )  # fmt: skip
     if not history:
         return
-    current = {e.key: e.value_text for e in entity_list(agent=agent, end_user=user)}
+    current = {e.key: e.value_text for e in current_facts}
     for hit in hits:
         if hit.source != "acu" or hit.occurred_at is None:
             continue
         text = hit.text.lower()
         for key, valid_from, valid_until in history:
-            words = [w for w in key.split(":")[0].split("_") if len(w) > 2]
+            words = _key_words(key)
             if (
                 words
                 and all(w in text for w in words)
@@ -366,7 +396,8 @@ def memory_search(
         if words:
             legs["keyword"] = _keyword(agent, end_user, words, vector, session)
             legs["turn_keyword"] = _turn_keyword(agent, end_user, words, vector, session)
-    legs["facts"] = [] if session else _facts(agent, end_user, query, now)
+    current_facts = list(entity_list(agent=agent, end_user=end_user, now=now))
+    legs["facts"] = [] if session else _facts(current_facts, query)
     timings["legs_ms"] = round((time.perf_counter() - started) * 1000, 2)
 
     merged: dict[str, Hit] = {}
@@ -395,7 +426,7 @@ def memory_search(
             hit.confidence = (
                 "high" if similarity >= HIGH else "medium" if similarity >= MEDIUM else "low"
             )
-    _stale_marks(agent, end_user, ranked)
+    _stale_marks(agent, end_user, ranked, current_facts)
     for hit in ranked:
         if hit.stale and hit.confidence == "high":
             hit.confidence = "medium"
