@@ -568,50 +568,81 @@ def entity_upsert(
             hours=field.get("ttl_hours") or agent.ephemeral_ttl_hours
         )
 
-    with transaction.atomic():
-        # Lock the chain of this key: concurrent writers of one fact queue up here.
-        chain = list(
-            Entity.objects.select_for_update()
-            .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=full_key)
-            .order_by("valid_from", "recorded_at")
-        )
-        current = next((e for e in chain if e.status == Status.ACTIVE), None)
-        new = Entity(
-            id=uuid.uuid4(), tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=full_key,
-            field=field["key"], category=field["category"], value=stored_value, value_text=text,
-            source=source, status=Status.ACTIVE, valid_from=valid_from, recorded_at=now,
-            expires_at=expires_at, source_turns=source_turns or [], created_by=actor,
-        )  # fmt: skip
-        if (
-            current is not None
-            and current.value == stored_value
-            and SOURCE_RANK[source] <= SOURCE_RANK[current.source]
-        ):
-            return current, False
-        if current is not None and current.value == stored_value:
-            new.valid_from = current.valid_from  # a confirmation: true since it was first said
-            new.expires_at = current.expires_at
-        if current is not None and new.valid_from < current.valid_from:
-            later = next(e for e in chain if e.valid_from > new.valid_from)
-            new.status = Status.SUPERSEDED
-            new.valid_until = later.valid_from
-            new.superseded_at = now
-            new.superseded_by = later
-            new.save(force_insert=True)
-            _entity_audit(new, "entity.record_history", actor)
-            return new, True
-        if current is not None:
-            Entity.objects.filter(pk=current.pk).update(
-                status=Status.SUPERSEDED,
-                valid_until=new.valid_from,
-                superseded_at=now,
-                superseded_by=new.id,
-            )
-            new.pinned = current.pinned
+    # The first version of a key has no row to lock: two writers can both insert it, and the
+    # partial unique index refuses the second. Its retry then finds and locks the first.
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                return _entity_write(
+                    agent=agent, end_user=end_user, key=full_key, field=field, value=stored_value,
+                    text=text, source=source, valid_from=valid_from, expires_at=expires_at,
+                    source_turns=source_turns, actor=actor, rebuild=rebuild, now=now,
+                )  # fmt: skip
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _entity_write(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    key: str,
+    field: dict[str, Any],
+    value: Any,
+    text: str,
+    source: str,
+    valid_from: datetime.datetime,
+    expires_at: datetime.datetime | None,
+    source_turns: list[Any] | None,
+    actor: str,
+    rebuild: bool,
+    now: datetime.datetime,
+) -> tuple[Entity, bool]:
+    # Lock the chain of this key: concurrent writers of one fact queue up here.
+    chain = list(
+        Entity.objects.select_for_update()
+        .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key)
+        .order_by("valid_from", "recorded_at")
+    )
+    current = next((e for e in chain if e.status == Status.ACTIVE), None)
+    new = Entity(
+        id=uuid.uuid4(), tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key,
+        field=field["key"], category=field["category"], value=value, value_text=text,
+        source=source, status=Status.ACTIVE, valid_from=valid_from, recorded_at=now,
+        expires_at=expires_at, source_turns=source_turns or [], created_by=actor,
+    )  # fmt: skip
+    if (
+        current is not None
+        and current.value == value
+        and SOURCE_RANK[source] <= SOURCE_RANK[current.source]
+    ):
+        return current, False
+    if current is not None and current.value == value:
+        new.valid_from = current.valid_from  # a confirmation: true since it was first said
+        new.expires_at = current.expires_at
+    if current is not None and new.valid_from < current.valid_from:
+        later = next(e for e in chain if e.valid_from > new.valid_from)
+        new.status = Status.SUPERSEDED
+        new.valid_until = later.valid_from
+        new.superseded_at = now
+        new.superseded_by = later
         new.save(force_insert=True)
-        _entity_audit(new, "entity.upsert", actor, supersedes=str(current.pk) if current else None)
-        if rebuild:
-            hot_document_rebuild(agent=agent, end_user=end_user)
+        _entity_audit(new, "entity.record_history", actor)
+        return new, True
+    if current is not None:
+        Entity.objects.filter(pk=current.pk).update(
+            status=Status.SUPERSEDED,
+            valid_until=new.valid_from,
+            superseded_at=now,
+            superseded_by=new.id,
+        )
+        new.pinned = current.pinned
+    new.save(force_insert=True)
+    _entity_audit(new, "entity.upsert", actor, supersedes=str(current.pk) if current else None)
+    if rebuild:
+        hot_document_rebuild(agent=agent, end_user=end_user)
     return new, True
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -200,3 +201,40 @@ def test_every_change_bumps_the_hot_version(advisor: Agent, priya: EndUser) -> N
     first = HotDocument.objects.get(agent=advisor, end_user=priya).version
     _budget(advisor, priya, 80, SESSION_9)
     assert HotDocument.objects.get(agent=advisor, end_user=priya).version == first + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_first_writes_of_a_key_both_land_one_active(tenant_a: Any) -> None:
+    import threading
+
+    from django.db import connection
+
+    from schemas.defaults import PROPERTY_ADVISOR
+    from schemas.services import agent_create
+
+    agent = agent_create(
+        tenant_id=tenant_a.pk, slug="race", name="r", schema_fields=PROPERTY_ADVISOR, actor="t"
+    )
+    user = EndUser.objects.create(tenant=tenant_a, external_id="racer")
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def write(city: str) -> None:
+        try:
+            barrier.wait()
+            entity_upsert(agent=agent, end_user=user, key="city", value=city, actor="t")
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=write, args=(city,)) for city in ("Pune", "Mumbai", "Delhi", "Goa")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    rows = list(Entity.objects.filter(end_user=user, key="city").values_list("status", flat=True))
+    assert sorted(rows) == ["active", "superseded", "superseded", "superseded"]
