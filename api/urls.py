@@ -43,9 +43,9 @@ urlpatterns = [
     ),
     path("v1/context", sessions.ContextPackApi.as_view(), name="context-pack"),
     path("v1/memory/search", search.MemorySearchApi.as_view(), name="memory-search"),
-    path("v1/users/<str:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
-    path("v1/users/<str:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
-    path("v1/users/<str:user>/runs", runs.RunListApi.as_view(), name="run-list"),
+    path("v1/users/<path:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
+    path("v1/users/<path:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
+    path("v1/users/<path:user>/runs", runs.RunListApi.as_view(), name="run-list"),
     path("v1/entities/<str:entity_id>", facts.EntityDetailApi.as_view(), name="entity-detail"),
     path(
         "v1/entities/<str:entity_id>/correct",

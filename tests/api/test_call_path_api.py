@@ -307,3 +307,22 @@ def test_crossing_the_threshold_enqueues_one_extraction_run(
     assert len(runs) == 1 and runs[0].pending_tokens == 210
     # The task ran (eagerly, after commit): it claimed the run.
     assert runs[0].started_at is not None
+
+
+def test_user_ids_with_slashes_and_unicode_work_in_urls(agent_key: Key) -> None:
+    client = agent_key.client()
+    for user in ("org/42", "josé@example.com"):
+        assert (
+            client.post(
+                "/v1/sessions", {"agent": "property", "user": user}, format="json"
+            ).status_code
+            == 201
+        )
+        written = client.post(
+            f"/v1/users/{user}/facts",
+            {"agent": "property", "key": "city", "value": "Pune"},
+            format="json",
+        )
+        assert written.status_code == 201, written.json()
+        listed = client.get(f"/v1/users/{user}/entities", {"agent": "property"}).json()
+        assert [e["value_text"] for e in listed] == ["Pune"]
