@@ -568,8 +568,8 @@ def entity_upsert(
             hours=field.get("ttl_hours") or agent.ephemeral_ttl_hours
         )
 
-    # The first version of a key has no row to lock: two writers can both insert it, and the
-    # partial unique index refuses the second. Its retry then finds and locks the first.
+    # A safety net behind the advisory lock: should two first versions still meet the partial
+    # unique index, the loser retries and supersedes the winner.
     for attempt in range(3):
         try:
             with transaction.atomic():
@@ -600,7 +600,14 @@ def _entity_write(
     rebuild: bool,
     now: datetime.datetime,
 ) -> tuple[Entity, bool]:
-    # Lock the chain of this key: concurrent writers of one fact queue up here.
+    # Writers of one fact queue up here: a transaction-scoped advisory lock on (agent, user,
+    # key) exists even before the key's first row does; the chain read after it sees every
+    # version committed before.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [f"fact:{agent.pk}:{end_user.pk}:{key}"],
+        )
     chain = list(
         Entity.objects.select_for_update()
         .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key)
