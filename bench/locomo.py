@@ -113,6 +113,17 @@ def main() -> int:
     results["search_ms"] = {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2),
                             "p99": round(percentile(latencies, 99), 2),
                             "server_p50": round(percentile([q["server_ms"] for q in asked], 50), 2)}  # fmt: skip
+    # Where search time goes, per part (server side, ms): the query embedding, the legs, and
+    # the turn-log fallback when it ran.
+    for part in ("embed_ms", "legs_ms", "fallback_ms"):
+        values = [q["parts"].get(part, 0.0) for q in asked]
+        results["search_ms"][part] = {
+            "p50": round(percentile(values, 50), 2),
+            "p95": round(percentile(values, 95), 2),
+        }
+    results["search_ms"]["fallback_share"] = round(
+        sum("fallback_ms" in q["parts"] for q in asked) / len(asked), 3
+    )
     results["context_tokens_ratio"] = block_ratio
     results["prefix_reuse_ratio"] = reuse
     results["questions"] = len([q for q in asked if gold[(q["conversation"], q["index"])]])
@@ -177,6 +188,7 @@ def ask(
                          for hit in body["results"]]  # fmt: skip
         item["ms"] = elapsed
         item["server_ms"] = timings.get("app", 0.0)
+        item["parts"] = body["timings"]
     return items
 
 
