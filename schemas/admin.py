@@ -9,14 +9,44 @@ from django.http import HttpRequest
 
 from schemas.models import Agent, ExtractionSchema
 from schemas.services import agent_create, agent_settings_update, agent_update, schema_activate
-from schemas.validation import SETTINGS
+from schemas.validation import SETTINGS, ValidationFailed, agent_settings_validate
 from tenants.admin import TenantScopedAdmin
 from tenants.errors import DomainError
 from tenants.services import actor_for_user
 
 
+class AgentAdminForm(ModelForm):
+    """Runs the same validation as the API, so an operator sees each error at its field
+    instead of a saved page with an error message."""
+
+    class Meta:
+        model = Agent
+        fields = ["tenant", "slug", "name", "description", *SETTINGS]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        changes = {name: cleaned[name] for name in SETTINGS if name in cleaned}
+        current = self.instance.settings_dict() if self.instance.pk else None
+        try:
+            agent_settings_validate(changes, current=current)
+        except ValidationFailed as exc:
+            for place, problems in exc.errors.items():
+                for problem in problems:
+                    self.add_error(place if place in self.fields else None, problem)
+        tenant, slug = cleaned.get("tenant"), cleaned.get("slug")
+        if (
+            not self.instance.pk
+            and tenant
+            and slug
+            and Agent.objects.filter(tenant=tenant, slug=slug).exists()
+        ):
+            self.add_error("slug", f"An agent {slug!r} already exists in this tenant.")
+        return cleaned
+
+
 @admin.register(Agent)
 class AgentAdmin(TenantScopedAdmin):
+    form = AgentAdminForm
     list_display = [
         "slug",
         "name",

@@ -103,3 +103,23 @@ def test_memory_pages_are_scoped_and_read_only(
                 "/admin/memory/hotdocument/", "/admin/memory/acu/", "/admin/extraction/extractionrun/"]:  # fmt: skip
         assert client.get(url).status_code == 200, url
     assert client.get("/admin/memory/enduser/add/").status_code == 403
+
+
+def test_invalid_settings_show_at_their_field_and_save_nothing(
+    operator_a: Any, agent_a: Agent
+) -> None:
+    client = _login(operator_a)
+    form = client.get(f"/admin/schemas/agent/{agent_a.pk}/change/").context["adminform"].form
+    data = {
+        **{k: v for k, v in form.initial.items() if v is not None},
+        "extractor": "openai",
+        "extractor_model": "",
+    }
+    data = {k: ("on" if v is True else v) for k, v in data.items() if v is not False}
+    response = client.post(f"/admin/schemas/agent/{agent_a.pk}/change/", data)
+    assert response.status_code == 200  # the form again, not a redirect
+    errors = response.context["adminform"].form.errors
+    assert 'is required when extractor is "openai"' in errors["extractor_model"][0]
+    agent_a.refresh_from_db()
+    assert agent_a.extractor == "rules"
+    assert not AuditEvent.objects.filter(action="agent.settings").exists()
