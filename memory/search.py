@@ -207,6 +207,15 @@ def _turn_keyword(
     return _ranked_units(rows, "turn_keyword")
 
 
+SUBJECT_WEIGHT = 0.5  # a third of a leg at rank 1: breaks ties, never outweighs a match
+_SUBJECT = re.compile(r"^On \d{1,2} \w+ \d{4}, (\w+)")
+
+
+def _subject(text: str) -> str | None:
+    match = _SUBJECT.match(text)
+    return match.group(1).lower() if match else None
+
+
 _PARTICIPANTS_SECONDS = 60.0
 _participants_seen: dict[tuple[int, int], tuple[float, set[str]]] = {}
 
@@ -408,6 +417,15 @@ def memory_search(
             if kept.similarity is None and hit.similarity is not None:
                 kept.similarity = hit.similarity
             kept.fused += 1.0 / (RRF_K + rank)
+    # The subject prior: a question about one participant prefers what that participant said
+    # or did (a unit's subject follows its date: "On 8 May 2023, Caroline …").
+    named = {w.lower() for w in re.findall(r"[A-Za-z]+", query)} & _participants(agent, end_user)
+    if len(named) == 1:
+        subject = next(iter(named))
+        for hit in merged.values():
+            if hit.source == "acu" and _subject(hit.text) == subject:
+                hit.fused += SUBJECT_WEIGHT / (RRF_K + 1)
+                hit.legs["subject"] = {"rank": 1}
     # The recency prior: one more "leg" that ranks by when it was said.
     by_time = sorted(
         merged.values(),

@@ -171,3 +171,22 @@ def test_blank_query_finds_nothing_weird(advisor: Agent, priya: EndUser, query: 
     _units(advisor, priya, UNITS[0])
     result = memory_search(agent=advisor, end_user=priya, query=query or "?", k=3)
     assert len(result.hits) <= 3
+
+
+def test_a_question_about_one_participant_prefers_what_they_said(
+    advisor: Agent, priya: EndUser
+) -> None:
+    hot_document_load(agent=advisor, end_user=priya)
+    session = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk,
+                           metadata={"participants": {"user": "Caroline", "assistant": "Melanie"}}).id  # fmt: skip
+    texts = ["On 3 March 2026, Melanie painted a sunset over the lake.",
+             "On 3 March 2026, Caroline painted a sunset over the lake."]  # fmt: skip
+    vectors = embed(texts)
+    acu_create_many(agent=advisor, end_user=priya, units=[
+        {"text": t, "embedding": v, "session_id": session, "first_seq": i + 1, "last_seq": i + 1,
+         "occurred_at": MARCH, "content_hash": f"subject-{i}"} for i, (t, v) in enumerate(zip(texts, vectors, strict=True))
+    ])  # fmt: skip
+    for who in ("Caroline", "Melanie"):
+        result = memory_search(agent=advisor, end_user=priya, query=f"What did {who} paint?", k=2)
+        assert result.hits[0].text.startswith(f"On 3 March 2026, {who}"), who
+        assert "subject" in result.hits[0].legs
