@@ -23,6 +23,7 @@ from django.utils import timezone
 from extraction.extractors import (
     AcuCandidate,
     Extraction,
+    Extractor,
     FactCandidate,
     Usage,
     WindowTurn,
@@ -133,11 +134,10 @@ def _segments(turns: list[WindowTurn], size: int) -> list[list[WindowTurn]]:
     return segments
 
 
-def run_stages(run: ExtractionRun, agent: Agent, end_user: EndUser, window: list[WindowTurn],
+def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: list[WindowTurn],
                fields: list[dict[str, Any]], timings: dict[str, float], counts: dict[str, int]) -> tuple[Extraction, list[dict[str, Any]]]:  # fmt: skip
     """Stages 1 and 3 (in parallel when the extractor calls a model), then atomicity, embedding
     and dedup. Pure computation plus reads: no writes."""
-    extractor = extractor_for(agent)
     usage = Usage()
     names = sorted({t.speaker for t in window} | {t.listener for t in window})
 
@@ -208,7 +208,7 @@ def run_stages(run: ExtractionRun, agent: Agent, end_user: EndUser, window: list
                      "first_seq": unit.first_seq, "last_seq": unit.last_seq,
                      "occurred_at": unit.occurred_at, "content_hash": content_hash(unit.text)})  # fmt: skip
     timings["dedup"] = round((time.perf_counter() - started) * 1000, 2)
-    return Extraction(facts=facts, acus=[], usage=usage), kept
+    return Extraction(facts=facts, usage=usage), kept
 
 
 def execute(run: ExtractionRun) -> ExtractionRun:
@@ -237,12 +237,15 @@ def execute(run: ExtractionRun) -> ExtractionRun:
         )
         timings["smart_keep"] = round((time.perf_counter() - started) * 1000, 2)
 
-        extraction, units = run_stages(run, agent, end_user, window, schema.fields, timings, counts)
+        extractor = extractor_for(agent)
+        extraction, units = run_stages(
+            extractor, agent, end_user, window, schema.fields, timings, counts
+        )
 
         started = time.perf_counter()
         new_texts = [u["text"] for u in units]
         new_summary = ""
-        summarize = getattr(extractor_for(agent), "summarize", None)
+        summarize = getattr(extractor, "summarize", None)
         if summarize is not None and new_texts:
             # Abstractive (a model), but every sentence must cite the lines it rests on.
             previous = summary_split(summary)

@@ -144,10 +144,6 @@ def embed(texts: list[str]) -> np.ndarray:
     return default_embedder().embed(texts)
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.dot(a, b))
-
-
 def vector_literal(vector: np.ndarray) -> str:
     """pgvector's text form, for a query parameter cast with ``::vector``."""
     return "[" + ",".join(f"{float(x):.7f}" for x in vector) + "]"

@@ -105,10 +105,3 @@ def _write(parts: dict[str, tuple[int, Any]]) -> bool:
     except RedisError:
         logger.warning("Redis unavailable; hot document %s not cached", next(iter(parts)))
         return False
-
-
-def hot_cache_delete(key: str) -> None:
-    try:
-        _redis().delete(cache.make_key(key), cache.make_key(f"{key}:tail"))
-    except RedisError:
-        logger.warning("Redis unavailable; hot document %s not evicted", key)

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
 
-from tenants.models import ApiKey, Membership, Role, Tenant
+from tenants.models import ApiKey, Membership, Role
 from tenants.principal import ApiPrincipal
 
 
@@ -29,12 +28,6 @@ def tenant_ids_for_user(
     if roles is not None:
         memberships = memberships.filter(role__in=roles)
     return set(memberships.values_list("tenant_id", flat=True))
-
-
-def tenant_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Tenant]:
-    if getattr(user, "is_superuser", False):
-        return Tenant.objects.all()
-    return Tenant.objects.filter(memberships__user_id=user.pk)
 
 
 WRITE_ROLES = (Role.OWNER, Role.OPERATOR)

@@ -3,16 +3,6 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from tenants.models import Tenant
-
-
-class TenantFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Tenant
-
-    name = factory.Sequence(lambda n: f"Tenant {n}")
-    slug = factory.Sequence(lambda n: f"tenant-{n}")
-
 
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:

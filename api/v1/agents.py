@@ -12,9 +12,9 @@ from rest_framework.views import APIView
 
 from api.permissions import IsOperatorKey
 from api.serializers import StrictSerializer
-from api.v1.common import principal_of
-from schemas.models import Agent, ExtractionSchema
-from schemas.selectors import agent_get_for_tenant, agent_list, schema_get, schema_list
+from api.v1.common import agent_of, principal_of
+from schemas.models import ExtractionSchema
+from schemas.selectors import agent_list, schema_get, schema_list
 from schemas.services import (
     agent_create,
     agent_settings_update,
@@ -61,13 +61,6 @@ class AgentOutputSerializer(serializers.Serializer):
     settings = SettingsSerializer(source="settings_dict")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
-
-
-def _agent(request: Request, slug: str) -> Agent:
-    principal = principal_of(request)
-    return agent_get_for_tenant(
-        tenant_id=principal.tenant_id, slug=slug, agent_scope=principal.agent_id
-    )
 
 
 def _raw_object(request: Request, name: str = "body") -> dict[str, Any]:
@@ -132,11 +125,11 @@ class AgentDetailApi(APIView):
 
     @extend_schema(responses=AgentOutputSerializer, tags=["agents"])
     def get(self, request: Request, slug: str) -> Response:
-        return Response(AgentOutputSerializer(_agent(request, slug)).data)
+        return Response(AgentOutputSerializer(agent_of(request, slug)).data)
 
     @extend_schema(request=InputSerializer, responses=AgentOutputSerializer, tags=["agents"])
     def patch(self, request: Request, slug: str) -> Response:
-        agent = _agent(request, slug)
+        agent = agent_of(request, slug)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         agent = agent_update(
@@ -150,11 +143,11 @@ class AgentSettingsApi(APIView):
 
     @extend_schema(responses=SettingsSerializer, tags=["agents"])
     def get(self, request: Request, slug: str) -> Response:
-        return Response(_agent(request, slug).settings_dict())
+        return Response(agent_of(request, slug).settings_dict())
 
     @extend_schema(request=SettingsSerializer, responses=SettingsSerializer, tags=["agents"])
     def patch(self, request: Request, slug: str) -> Response:
-        agent = _agent(request, slug)
+        agent = agent_of(request, slug)
         agent = agent_settings_update(
             agent=agent, changes=_raw_object(request), actor=principal_of(request).actor
         )
@@ -174,7 +167,7 @@ class SchemaListApi(APIView):
 
     @extend_schema(responses=SchemaOutputSerializer(many=True), tags=["schemas"])
     def get(self, request: Request, slug: str) -> Response:
-        schemas = schema_list(agent=_agent(request, slug))
+        schemas = schema_list(agent=agent_of(request, slug))
         return Response(SchemaOutputSerializer(schemas, many=True).data)
 
     @extend_schema(
@@ -185,7 +178,7 @@ class SchemaListApi(APIView):
         "publish nothing and return that version (200).",
     )
     def post(self, request: Request, slug: str) -> Response:
-        agent = _agent(request, slug)
+        agent = agent_of(request, slug)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         schema, created = schema_publish(
@@ -202,7 +195,7 @@ class SchemaDetailApi(APIView):
 
     @extend_schema(responses=SchemaOutputSerializer, tags=["schemas"])
     def get(self, request: Request, slug: str, version: int) -> Response:
-        schema: ExtractionSchema = schema_get(agent=_agent(request, slug), version=version)
+        schema: ExtractionSchema = schema_get(agent=agent_of(request, slug), version=version)
         return Response(SchemaOutputSerializer(schema).data)
 
 
@@ -212,6 +205,6 @@ class SchemaActivateApi(APIView):
     @extend_schema(request=None, responses=SchemaOutputSerializer, tags=["schemas"])
     def post(self, request: Request, slug: str, version: int) -> Response:
         schema = schema_activate(
-            agent=_agent(request, slug), version=version, actor=principal_of(request).actor
+            agent=agent_of(request, slug), version=version, actor=principal_of(request).actor
         )
         return Response(SchemaOutputSerializer(schema).data)

@@ -51,7 +51,6 @@ class Usage:
 @dataclass
 class Extraction:
     facts: list[FactCandidate] = field(default_factory=list)
-    acus: list[AcuCandidate] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
 
 
