@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test lint format manage bench-latency bench-extraction bench-locomo clean
+.PHONY: help venv browser run test lint format manage bench-latency bench-extraction bench-locomo screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -28,7 +28,14 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m config.runtime run
 
-test: $(STAMP)
+# The console's browser tests drive Debian's Chromium; install it when it is missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Installing Chromium for the browser tests (apt-get install chromium)"; \
+		apt-get install -y -q chromium >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }
+
+test: $(STAMP) browser
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
 
 bench-extraction: $(STAMP)
@@ -36,6 +43,10 @@ bench-extraction: $(STAMP)
 
 bench-locomo: $(STAMP)
 	$(PY) bench/locomo.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
+
+# Refresh the README's console screenshots (docs/screenshots/) from the browser tests.
+screenshots: $(STAMP) browser
+	HANDOVER_SCREENSHOTS=$(CURDIR)/docs/screenshots CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest -q tests/browser
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)

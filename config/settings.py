@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "schemas",
     "memory",
     "extraction",
+    "console",
     "api",
 ]
 

@@ -3,9 +3,16 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 
 from extraction.models import ExtractionRun
-from tenants.admin import TenantScopedAdmin
+from tenants.admin import CappedCountPaginator, TenantScopedAdmin
+
+RUN_FIELDS = (
+    "agent", "end_user", "status", "trigger", "schema_version", "pending_tokens",
+    "first_turn_id", "last_turn_id", "created_at", "started_at", "finished_at",
+    "stage_timings", "stage_counts", "error",
+)  # fmt: skip
 
 
 @admin.register(ExtractionRun)
@@ -18,14 +25,43 @@ class ExtractionRunAdmin(TenantScopedAdmin):
         "trigger",
         "pending_tokens",
         "created_at",
-        "finished_at",
+        "duration",
     ]
-    list_filter = ["status", "trigger"]
+    list_filter = ["status", "trigger", "agent"]
     list_select_related = ["agent", "end_user"]
     raw_id_fields = ["agent", "end_user"]
+    search_fields = ["end_user__external_id"]
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    date_hierarchy = "created_at"
+    fields = RUN_FIELDS
+    readonly_fields = RUN_FIELDS
+
+    @admin.display(description="duration")
+    def duration(self, obj: ExtractionRun) -> str:
+        total = (obj.timings or {}).get("total")
+        return f"{total / 1000:.2f} s" if isinstance(total, int | float) else "—"
+
+    @admin.display(description="per-stage timings (ms)")
+    def stage_timings(self, obj: ExtractionRun) -> str:
+        return _table(obj.timings or {}, unit=" ms")
+
+    @admin.display(description="counts")
+    def stage_counts(self, obj: ExtractionRun) -> str:
+        return _table(obj.counts or {})
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+
+def _table(values: dict[str, object], unit: str = "") -> str:
+    if not values:
+        return "—"
+    rows = format_html_join(
+        "", "<tr><th>{}</th><td style='text-align:right'>{}{}</td></tr>",
+        ((name, value, unit) for name, value in values.items()),
+    )  # fmt: skip
+    return format_html("<table>{}</table>", rows)

@@ -7,10 +7,14 @@ from django.utils import timezone
 
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
+from memory.models import EndUser
+from schemas.models import Agent
+from tenants.services import audit_record
 
 logger = logging.getLogger(__name__)
 
 EXTRACTION_TASK = "extraction.run"
+REBUILD_TASK = "extraction.rebuild"
 FAILURE_BACKOFF_SECONDS = 600  # after a run fails for good, wait 10 min before scheduling again
 
 
@@ -166,3 +170,35 @@ def extraction_rebuild_user(
         if done.counts["turns"] < pipeline.MAX_WINDOW_TURNS:
             break
     return runs
+
+
+def extraction_operator_request(
+    *, agent: Agent, end_user: EndUser, rebuild: bool, actor: str
+) -> ExtractionRun | None:
+    """An operator asks for extraction now: a run over the pending turns, or (``rebuild``) a
+    rebuild of the user's derived memory from the whole turn log, in the background. Audited.
+
+    Returns the run scheduled, or None when one is already open (a rebuild cancels it and
+    returns None, as its runs are created as it goes).
+    """
+    with transaction.atomic():
+        audit_record(
+            tenant=agent.tenant_id, actor=actor,
+            action="extraction.rebuild" if rebuild else "extraction.request",
+            target_type="end_user", target_id=end_user.pk, after={"agent": agent.slug},
+        )  # fmt: skip
+        if rebuild:
+            transaction.on_commit(lambda: _enqueue_rebuild(agent.tenant_id, agent.pk, end_user.pk))
+            return None
+        return extraction_run_request(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.pk,
+            end_user_id=end_user.pk,
+            trigger="operator",
+        )
+
+
+def _enqueue_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:
+    from extraction.tasks import extraction_rebuild  # the task module imports this one
+
+    extraction_rebuild.delay(tenant_id, agent_id, end_user_id)

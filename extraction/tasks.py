@@ -4,7 +4,13 @@ from typing import Any
 
 from celery import shared_task
 
-from extraction.services import EXTRACTION_TASK, extraction_run_execute, extraction_run_fail
+from extraction.services import (
+    EXTRACTION_TASK,
+    REBUILD_TASK,
+    extraction_rebuild_user,
+    extraction_run_execute,
+    extraction_run_fail,
+)
 
 MAX_RETRIES = 5
 
@@ -19,3 +25,9 @@ def extraction_run(self: Any, run_id: int) -> None:
             extraction_run_fail(run_id=run_id, error=f"gave up after {MAX_RETRIES} retries: {exc}")
             return
         raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+
+
+@shared_task(name=REBUILD_TASK, acks_late=True)
+def extraction_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:
+    """An operator's rebuild of one user's derived memory, off the request path."""
+    extraction_rebuild_user(tenant_id=tenant_id, agent_id=agent_id, end_user_id=end_user_id)

@@ -1,5 +1,5 @@
-"""Read-mostly admin pages for memory; the operator console (timelines, corrections) builds on
-these with the same services."""
+"""Read-only admin pages over the memory tables. The end user page with its timeline and
+corrections is the console's (console/admin.py): it composes memory with extraction."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from memory.models import ACU, EndUser, Entity, HotDocument, Session, Turn
-from tenants.admin import TenantScopedAdmin
+from memory.models import ACU, Entity, HotDocument, Session, Turn
+from tenants.admin import CappedCountPaginator, TenantScopedAdmin
 
 
 class ReadOnlyTenantAdmin(TenantScopedAdmin):
@@ -17,13 +17,6 @@ class ReadOnlyTenantAdmin(TenantScopedAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
-
-
-@admin.register(EndUser)
-class EndUserAdmin(ReadOnlyTenantAdmin):
-    list_display = ["external_id", "tenant", "created_at"]
-    search_fields = ["external_id"]
-    list_select_related = ["tenant"]
 
 
 @admin.register(Session)
@@ -41,6 +34,7 @@ class SessionAdmin(ReadOnlyTenantAdmin):
     raw_id_fields = ["agent", "end_user"]
     search_fields = ["external_id", "end_user__external_id"]
     show_full_result_count = False
+    paginator = CappedCountPaginator
 
 
 @admin.register(Turn)
@@ -48,7 +42,8 @@ class TurnAdmin(ReadOnlyTenantAdmin):
     list_display = ["id", "session", "seq", "role", "tokens", "occurred_at", "archived_at"]
     list_select_related = ["session"]
     raw_id_fields = ["session", "agent", "end_user"]
-    show_full_result_count = False  # the turn log is the largest table: no COUNT(*)
+    show_full_result_count = False
+    paginator = CappedCountPaginator  # the turn log is the largest table: no COUNT(*)
 
 
 @admin.register(Entity)
@@ -64,6 +59,8 @@ class EntityAdmin(ReadOnlyTenantAdmin):
         "end_user",
     ]
     list_filter = ["status", "source", "category"]
+    show_full_result_count = False
+    paginator = CappedCountPaginator
     list_select_related = ["end_user"]
     raw_id_fields = ["agent", "end_user", "superseded_by"]
     search_fields = ["key", "end_user__external_id"]
@@ -81,6 +78,7 @@ class ACUAdmin(ReadOnlyTenantAdmin):
     list_display = ["id", "end_user", "occurred_at", "text"]
     raw_id_fields = ["agent", "end_user", "session"]
     show_full_result_count = False
+    paginator = CappedCountPaginator
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ACU]:
         return super().get_queryset(request).defer("embedding", "keywords")

@@ -3,15 +3,16 @@ from __future__ import annotations
 import datetime
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from memory.hot import hot_cache_get, hot_cache_key
-from memory.models import EndUser, Entity, HotDocument, Session, Status
-from memory.rendering import Packed, pack
-from memory.views import iso
+from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
+from memory.rendering import Packed, context_block_render, pack, stable_block_render
+from memory.views import facts_split, iso, turn_view
 from schemas.models import Agent
 from tenants.errors import NotFound
 
@@ -151,4 +152,63 @@ def context_pack(
         recent_turns=document["recent_turns"],
         hits=hits,
         budget_tokens=budget_tokens,
+    )
+
+
+# --- The operator's "as of" view ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockAsOf:
+    text: str
+    facts: int
+    turns: int
+    summary_included: bool
+
+
+def context_block_as_of(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    as_of: datetime.datetime | None = None,
+    known_at: datetime.datetime | None = None,
+) -> BlockAsOf:
+    """The session-start context block this user would have got at world time ``as_of``, from
+    what Handover knew at ``known_at`` (each defaulting to now): the facts in force then, the
+    turns recorded by then, rendered as the call path renders them.
+
+    The rolling summary is not versioned, so it is shown for the present only; a block for a
+    past moment leaves it out rather than leak later knowledge into it.
+    """
+    now = timezone.now()
+    world, known = as_of or now, known_at or now
+    entities = list(entity_list(agent=agent, end_user=end_user, as_of=world, known_at=known))
+    parts = facts_split(entities)
+    present = as_of is None and known_at is None
+    summary = ""
+    if present:
+        summary = (
+            HotDocument.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user)
+            .values_list("summary", flat=True)
+            .first()
+            or ""
+        )
+    turns = (
+        Turn.objects.filter(
+            tenant_id=agent.tenant_id,
+            agent=agent,
+            end_user=end_user,
+            occurred_at__lte=world,
+            recorded_at__lte=known,
+        )
+        .filter(Q(archived_at__isnull=True) | Q(archived_at__gt=known))
+        .order_by("-id")[: agent.context_window_turns]
+    )
+    recent = [turn_view(t) for t in reversed(list(turns))]
+    stable = stable_block_render(summary=summary, **parts)
+    return BlockAsOf(
+        text=context_block_render(stable, recent),
+        facts=len(entities),
+        turns=len(recent),
+        summary_included=bool(summary),
     )

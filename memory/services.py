@@ -28,7 +28,7 @@ from memory.models import (
 from memory.rendering import stable_block_render
 from memory.selectors import entity_list, hot_document_cached, hot_document_payload
 from memory.tokens import count_tokens
-from memory.views import fact_view, iso, turn_view
+from memory.views import facts_split, iso, turn_view
 from schemas.models import Agent
 from schemas.selectors import schema_active
 from schemas.validation import ValidationFailed, fact_key_parse, fact_value_validate
@@ -84,26 +84,6 @@ def end_user_get_or_create(*, tenant_id: int, external_id: str) -> EndUser:
             return EndUser.objects.create(tenant_id=tenant_id, external_id=external_id)
     except IntegrityError:  # created concurrently
         return EndUser.objects.get(tenant_id=tenant_id, external_id=external_id)
-
-
-def _split_facts(entities: list[Entity]) -> dict[str, list[dict[str, Any]]]:
-    parts: dict[str, list[dict[str, Any]]] = {
-        "pinned": [],
-        "profile": [],
-        "facts": [],
-        "possibilities": [],
-    }
-    for entity in entities:
-        view = fact_view(entity)
-        if entity.pinned:
-            parts["pinned"].append(view)
-        elif entity.source == Source.INFERRED:
-            parts["possibilities"].append(view)
-        elif entity.category == Category.PROFILE:
-            parts["profile"].append(view)
-        else:
-            parts["facts"].append(view)
-    return parts
 
 
 def _recent_turns(agent: Agent, end_user: EndUser) -> list[dict[str, Any]]:
@@ -165,7 +145,7 @@ def hot_document_rebuild(
                 ).aggregate(total=Sum("tokens"))["total"]
                 or 0
             )
-        parts = _split_facts(list(entity_list(agent=agent, end_user=end_user, now=now)))
+        parts = facts_split(list(entity_list(agent=agent, end_user=end_user, now=now)))
         document.pinned = parts["pinned"]
         document.profile = parts["profile"]
         document.facts = parts["facts"]

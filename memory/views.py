@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from memory.models import Entity, Turn
+from memory.models import Category, Entity, Source, Turn
 
 
 def iso(moment: datetime.datetime | None) -> str | None:
@@ -36,3 +36,24 @@ def turn_view(turn: Turn) -> dict[str, Any]:
         "text": turn.text,
         "occurred_at": iso(turn.occurred_at),
     }
+
+
+def facts_split(entities: list[Entity]) -> dict[str, list[dict[str, Any]]]:
+    """Fact views by the part of the block they go in: pinned, profile, facts, possibilities."""
+    parts: dict[str, list[dict[str, Any]]] = {
+        "pinned": [],
+        "profile": [],
+        "facts": [],
+        "possibilities": [],
+    }
+    for entity in entities:
+        view = fact_view(entity)
+        if entity.pinned:
+            parts["pinned"].append(view)
+        elif entity.source == Source.INFERRED:
+            parts["possibilities"].append(view)
+        elif entity.category == Category.PROFILE:
+            parts["profile"].append(view)
+        else:
+            parts["facts"].append(view)
+    return parts

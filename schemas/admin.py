@@ -3,12 +3,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import Model, QuerySet
+from django.db.models import Model
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
-from schemas.models import Agent, ExtractionSchema
-from schemas.services import agent_create, agent_settings_update, agent_update, schema_activate
+from schemas.models import Agent
+from schemas.services import agent_create, agent_settings_update, agent_update
 from schemas.validation import SETTINGS, ValidationFailed, agent_settings_validate
 from tenants.admin import TenantScopedAdmin
 from tenants.errors import DomainError
@@ -63,8 +65,23 @@ class AgentAdmin(TenantScopedAdmin):
         ("Settings (take effect on the next read or run)", {"fields": list(SETTINGS)}),
     ]
 
+    def get_fieldsets(self, request: HttpRequest, obj: Model | None = None) -> Any:
+        if obj is None:
+            return self.fieldsets
+        return [
+            (None, {"fields": ["tenant", "slug", "name", "description", "extraction_schema"]}),
+            *self.fieldsets[1:],
+        ]
+
     def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> Any:
-        return ["tenant", "slug"] if obj is not None else []
+        return ["tenant", "slug", "extraction_schema"] if obj is not None else []
+
+    @admin.display(description="extraction schema")
+    def extraction_schema(self, obj: Agent) -> str:
+        active = obj.schemas.filter(is_active=True).values_list("version", flat=True).first()
+        url = reverse("admin:schemas_extractionschema_editor", args=[obj.pk])
+        state = f"v{active} active" if active else "none active"
+        return format_html('{} · <a href="{}">open the schema editor</a>', state, url)
 
     def save_model(self, request: HttpRequest, obj: Agent, form: ModelForm, change: bool) -> None:
         actor = actor_for_user(request.user)  # type: ignore[arg-type]
@@ -81,44 +98,3 @@ class AgentAdmin(TenantScopedAdmin):
                 obj.pk = created.pk
         except DomainError as exc:
             self.message_user(request, exc.detail, level=messages.ERROR)
-
-
-@admin.register(ExtractionSchema)
-class ExtractionSchemaAdmin(TenantScopedAdmin):
-    list_display = ["agent", "version", "is_active", "note", "created_by", "created_at"]
-    list_filter = ["is_active"]
-    list_select_related = ["agent"]
-    readonly_fields = [
-        "tenant",
-        "agent",
-        "version",
-        "fields",
-        "note",
-        "is_active",
-        "created_by",
-        "created_at",
-    ]
-    actions = ["activate"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # versions are published through the API (the editor comes with the console)
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        # Published versions are immutable; "change" here only unlocks the activate action.
-        return obj is None and super().has_change_permission(request, obj)
-
-    @admin.action(description="Activate the selected version")
-    def activate(self, request: HttpRequest, queryset: QuerySet[ExtractionSchema]) -> None:
-        ids = self._tenant_ids(request, write=True)
-        if ids is not None:
-            queryset = queryset.filter(tenant_id__in=ids)
-        if queryset.count() != 1:
-            self.message_user(request, "Select exactly one version.", level=messages.ERROR)
-            return
-        schema = queryset.select_related("agent").get()
-        schema_activate(
-            agent=schema.agent,
-            version=schema.version,
-            actor=actor_for_user(request.user),  # type: ignore[arg-type]
-        )
-        self.message_user(request, f"{schema.agent.slug} v{schema.version} is now active.")

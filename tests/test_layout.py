@@ -1,6 +1,7 @@
 """The dependency order (STYLE.md): api → {memory, extraction, schemas} → tenants.
 
-Concretely: api → extraction → memory → schemas → tenants; no app imports one above it.
+Concretely: api → console → extraction → memory → schemas → tenants; no app imports one above
+it (the console, the operator's admin pages, composes every domain app; api never uses it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["tenants", "schemas", "memory", "extraction", "api"]
+ORDER = ["tenants", "schemas", "memory", "extraction", "console", "api"]
 
 
 def _imports(app: str) -> set[str]:
