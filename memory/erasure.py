@@ -185,6 +185,7 @@ def erasure_step(*, erasure_id: uuid.UUID | str) -> bool:
             pks = list(rows.order_by("pk").values_list("pk", flat=True)[:batch])
             if not pks:
                 continue
+            _count(erasure, _admin_log_forget(model, pks))
             _, per_model = model._base_manager.filter(pk__in=pks).delete()
             _count(erasure, per_model)
             erasure.save(update_fields=["counts", "started_at", "status"])
@@ -197,12 +198,33 @@ def erasure_step(*, erasure_id: uuid.UUID | str) -> bool:
                 if model is AuditEvent
                 else model._base_manager.filter(**{field: user_id})
             )
+            _count(erasure, _admin_log_forget(model, list(rows.values_list("pk", flat=True))))
             _count(erasure, rows.delete()[1])
         keys = _hot_keys(user_id)
-        _count(erasure, HotDocument.objects.filter(end_user_id=user_id).delete()[1])
+        documents = HotDocument.objects.filter(end_user_id=user_id)
+        _count(
+            erasure, _admin_log_forget(HotDocument, list(documents.values_list("pk", flat=True)))
+        )
+        _count(erasure, documents.delete()[1])
+        _count(erasure, _admin_log_forget(EndUser, [user_id]))
         _count(erasure, EndUser.objects.filter(pk=user_id).delete()[1])
         _forget_in_process(user_id)
         return _finish(erasure, keys=keys)
+
+
+def _admin_log_forget(model: type[models.Model], pks: list[Any]) -> dict[str, int]:
+    """The admin's change log names objects by their ``str()`` (an external id, a fact's value):
+    its entries about the rows being erased go with them."""
+    if not pks or not apps.is_installed("django.contrib.admin"):
+        return {}
+    from django.contrib.admin.models import LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    content_type = ContentType.objects.get_for_model(model, for_concrete_model=False)
+    entries = LogEntry.objects.filter(
+        content_type=content_type, object_id__in=[str(pk) for pk in pks]
+    )
+    return entries.delete()[1]
 
 
 def _count(erasure: Erasure, per_model: dict[str, int]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.apps import apps
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import connection, models
 from django_redis import get_redis_connection
 
@@ -35,6 +36,7 @@ from memory.services import (
 )
 from schemas.models import Agent
 from tenants.models import AuditEvent, Tenant
+from tests.factories import UserFactory
 
 UTC = datetime.UTC
 MAY = datetime.datetime(2026, 5, 9, 10, 0, tzinfo=UTC)
@@ -169,11 +171,18 @@ def test_after_an_erase_no_model_and_no_redis_key_holds_anything_of_the_user(
 ) -> None:
     subject = _rich_user(property_agent, "canary-user@example.com")
     bystander = _rich_user(property_agent, "bystander")
+    # What the admin's change log holds after an operator acted on the user and a fact.
+    operator = UserFactory(username="op")
+    for row in (subject.user, Entity.objects.filter(end_user=subject.user).first()):
+        LogEntry.objects.log_actions(
+            user_id=operator.pk, queryset=[row], action_flag=CHANGE, change_message="erase"
+        )
     # The scanners see the subject before the erase, everywhere it was written.
     before = scan_database(subject)
     for place in ("memory.Turn.text", "memory.Session.metadata", "memory.HotDocument.recent_turns",
                   "memory.ACU.text", "memory.Entity.value", "tenants.AuditEvent.after",
-                  "extraction.ExtractionRun.end_user", "memory.EndUser.external_id"):  # fmt: skip
+                  "extraction.ExtractionRun.end_user", "memory.EndUser.external_id",
+                  "admin.LogEntry.object_repr"):  # fmt: skip
         assert any(p.startswith(place) for p in before), (place, before)
     assert scan_redis(subject), "the hot document is cached before the erase"
     kept = {
@@ -195,7 +204,7 @@ def test_after_an_erase_no_model_and_no_redis_key_holds_anything_of_the_user(
     assert erasure.counts["memory.Turn"] == 6 and erasure.counts["memory.Session"] == 2
     assert erasure.counts["memory.EndUser"] == 1 and erasure.counts["memory.HotDocument"] == 1
     assert erasure.counts["extraction.ExtractionRun"] == 1
-    assert erasure.counts["tenants.AuditEvent"] >= 4
+    assert erasure.counts["tenants.AuditEvent"] >= 4 and erasure.counts["admin.LogEntry"] == 2
     assert erasure.finished_at is not None and erasure.started_at is not None
     event = AuditEvent.objects.get(action="end_user.erase")
     assert event.target_id == str(erasure.pk) and event.after == {
