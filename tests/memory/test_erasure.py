@@ -172,8 +172,9 @@ def test_after_an_erase_no_model_and_no_redis_key_holds_anything_of_the_user(
     subject = _rich_user(property_agent, "canary-user@example.com")
     bystander = _rich_user(property_agent, "bystander")
     # What the admin's change log holds after an operator acted on the user and a fact.
-    operator = UserFactory(username="op")
-    for row in (subject.user, Entity.objects.filter(end_user=subject.user).first()):
+    operator: Any = UserFactory(username="op")
+    rows: list[models.Model] = [subject.user, Entity.objects.filter(end_user=subject.user)[0]]
+    for row in rows:
         LogEntry.objects.log_actions(
             user_id=operator.pk, queryset=[row], action_flag=CHANGE, change_message="erase"
         )
