@@ -37,3 +37,18 @@ class IsOperatorKey(HasApiKey):
                 "This key's role cannot do this; use an operator key.", code="permission_denied"
             )
         return True
+
+
+class IsTenantOperatorKey(HasApiKey):
+    """Requests about a person across the whole tenant (export, erase): an operator key that is
+    not scoped to one agent, since an end user belongs to the tenant, not to an agent."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        super().has_permission(request, view)
+        principal = request.auth
+        assert isinstance(principal, ApiPrincipal)
+        if not principal.can_manage or principal.agent_id is not None:
+            raise exceptions.PermissionDenied(
+                "Use an operator key that is not scoped to one agent.", code="permission_denied"
+            )
+        return True

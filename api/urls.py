@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.v1 import agents, facts, health, runs, search, sessions
+from api.v1 import agents, facts, health, runs, search, sessions, users
 
 app_name = "api"
 
@@ -46,6 +46,10 @@ urlpatterns = [
     path("v1/users/<path:user>/facts", facts.FactCreateApi.as_view(), name="fact-create"),
     path("v1/users/<path:user>/entities", facts.EntityListApi.as_view(), name="entity-list"),
     path("v1/users/<path:user>/runs", runs.RunListApi.as_view(), name="run-list"),
+    path("v1/users/<path:user>/export", users.UserExportApi.as_view(), name="user-export"),
+    # After every /v1/users/<user>/… route: <path:user> would swallow their suffixes.
+    path("v1/users/<path:user>", users.UserEraseApi.as_view(), name="user-erase"),
+    path("v1/erasures/<str:erasure_id>", users.ErasureDetailApi.as_view(), name="erasure-detail"),
     path("v1/entities/<str:entity_id>", facts.EntityDetailApi.as_view(), name="entity-detail"),
     path(
         "v1/entities/<str:entity_id>/correct",

@@ -234,6 +234,9 @@ def command_run(host: str, port: int, workers: int, threads: int, concurrency: i
                     "--loglevel", "INFO",
                     "--concurrency", str(concurrency),
                     "--hostname", f"handover@{socket.gethostname()}-{port}",
+                    # The periodic sweeps (CELERY_BEAT_SCHEDULE): one embedded beat is enough
+                    # for one machine; production runs `celery -A config beat` once.
+                    "--beat", "--schedule", str(var / "celerybeat-schedule"),
                 ]
             )  # fmt: skip
             if _wait_ready(f"{base_url}/readyz", timeout=60):

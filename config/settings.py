@@ -151,6 +151,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # longer than the longest task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 
+# Every periodic job, in one place (docs/gdpr.md). `make run` runs beat inside its worker (-B);
+# in production run exactly one `celery -A config beat` next to the workers.
+LIFECYCLE_SWEEP_SECONDS = env.integer("LIFECYCLE_SWEEP_SECONDS", 3600, minimum=60)
+CELERY_BEAT_SCHEDULE = {
+    "retention": {"task": "memory.retention_sweep", "schedule": LIFECYCLE_SWEEP_SECONDS},
+    "tier-down": {"task": "memory.tier_down_sweep", "schedule": LIFECYCLE_SWEEP_SECONDS},
+}
+# Rows one step of an erase or a retention sweep deletes per table, in one transaction.
+LIFECYCLE_BATCH_ROWS = env.integer("LIFECYCLE_BATCH_ROWS", 1000, minimum=1)
+
 
 # --- Auth, i18n, static -----------------------------------------------------------------------
 

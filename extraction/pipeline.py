@@ -38,6 +38,7 @@ from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.services import (
     acu_create_many,
     acu_nearest,
+    end_user_lock_live,
     entity_upsert,
     hot_document_rebuild,
     turns_archive,
@@ -55,6 +56,10 @@ _LOCK_NAMESPACE = 0x48564552  # "HVER": keeps our advisory locks apart from anyo
 
 class Busy(Exception):
     """Another run holds this user's lock."""
+
+
+class UserErased(Exception):
+    """The end user was erased (or is being erased) while the run computed: it writes nothing."""
 
 
 # A test hook: called between the computation and the commit (see the crash-safety test).
@@ -214,7 +219,9 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
 def execute(run: ExtractionRun) -> ExtractionRun:
     """Run the pipeline for a claimed run. Raises Busy if another run holds the user's lock."""
     agent = Agent.objects.get(pk=run.agent_id, tenant_id=run.tenant_id)
-    end_user = EndUser.objects.get(pk=run.end_user_id, tenant_id=run.tenant_id)
+    end_user = EndUser.objects.filter(pk=run.end_user_id, tenant_id=run.tenant_id).first()
+    if end_user is None:
+        raise UserErased
     timings: dict[str, float] = {}
     counts = {"turns": 0, "facts": 0, "superseded": 0, "acus": 0, "duplicates_dropped": 0,
               "atomicity_rejects": 0, "archived": 0, "kept": 0}  # fmt: skip
@@ -263,6 +270,11 @@ def execute(run: ExtractionRun) -> ExtractionRun:
 
         started = time.perf_counter()
         with transaction.atomic():
+            # An erase may have started while we computed: write nothing for an erased user.
+            # The share lock, held to commit, makes an erase that starts now wait for our writes
+            # and then delete them with the rest.
+            if not end_user_lock_live(end_user=end_user):
+                raise UserErased
             for fact in extraction.facts:
                 try:
                     _, created = entity_upsert(

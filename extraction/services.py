@@ -77,8 +77,9 @@ def extraction_run_request(
 def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
     """Claim a run and execute the pipeline.
 
-    Returns None when there is nothing to do: the run is no longer pending or running, or
-    another worker holds this user's lock (it will finish the work). A failure that retrying
+    Returns None when there is nothing to do: the run is no longer pending or running (an erase
+    deletes its user's runs), another worker holds this user's lock (it will finish the work),
+    or the user was erased while it computed (it writes nothing). A failure that retrying
     cannot fix is recorded on the run; any other exception puts the run back to pending and is
     raised, so the Celery task retries it with backoff.
     """
@@ -95,6 +96,12 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         return pipeline.execute(run)
     except pipeline.Busy:
         logger.info("run %s: another run holds the user's lock; it finishes the work", run_id)
+        return None
+    except pipeline.UserErased:
+        logger.info("run %s: the user was erased; nothing written", run_id)
+        ExtractionRun.objects.filter(pk=run_id).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now(), error="the user was erased"
+        )
         return None
     except ExtractionFailed as exc:
         return extraction_run_fail(run_id=run_id, error=str(exc))

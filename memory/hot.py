@@ -105,3 +105,21 @@ def _write(parts: dict[str, tuple[int, Any]]) -> bool:
     except RedisError:
         logger.warning("Redis unavailable; hot document %s not cached", next(iter(parts)))
         return False
+
+
+def hot_cache_evict(keys: list[str], *, strict: bool = False) -> int:
+    """Delete documents (both parts) from Redis; returns how many keys existed.
+
+    ``strict`` raises when Redis cannot be reached (an erase must not report success with a
+    copy left behind); otherwise a failure is logged and the copy expires with its TTL.
+    """
+    if not keys:
+        return 0
+    names = [cache.make_key(name) for key in keys for name in (key, f"{key}:tail")]
+    try:
+        return int(_redis().delete(*names))
+    except RedisError:
+        if strict:
+            raise
+        logger.warning("Redis unavailable; %d hot documents not evicted", len(keys))
+        return 0

@@ -48,6 +48,8 @@ class Session(models.Model):
     started_at = models.DateTimeField()
     last_activity_at = models.DateTimeField()
     next_seq = models.BigIntegerField(default=1)
+    # Tiered down after a long idle time (its hot cache evicted); cleared when it is resumed.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -255,3 +257,44 @@ class ACU(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class ErasureStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Erasure(models.Model):
+    """An erase job, and afterwards the tombstone of the end user it erased.
+
+    Holds no personal content: the subject is a keyed hash (HMAC-SHA256 with the SECRET_KEY) of
+    the tenant and external id, so an operator can prove a given person was erased without the
+    table naming anyone. ``end_user`` is set only while the job runs.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    subject_hash = models.CharField(max_length=64)
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(
+        max_length=16, choices=ErasureStatus.choices, default=ErasureStatus.PENDING
+    )
+    counts = models.JSONField(default=dict, blank=True, help_text="rows deleted per table")
+    actor = models.CharField(max_length=200)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "subject_hash"], name="erasure_subject"),
+            models.Index(fields=["tenant", "-requested_at"], name="erasure_tenant_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"erasure {self.pk} ({self.status})"

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from memory.embedding import vector_literal
 from memory.hot import hot_cache_key, hot_cache_put, hot_cache_put_tail
 from memory.models import (
+    ACU,
     Category,
     EndUser,
     Entity,
@@ -234,7 +236,7 @@ def session_open(
             "INSERT INTO memory_session (id, tenant_id, agent_id, end_user_id, external_id, metadata, "
             "started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
             "ON CONFLICT (agent_id, external_id) WHERE external_id IS NOT NULL "
-            "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at "
+            "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at, archived_at = NULL "
             "RETURNING id, end_user_id, started_at, metadata, (xmax = 0)",
             [uuid.uuid4(), tenant_id, agent_id, end_user_id, external_id,
              json.dumps(metadata or {}), now, now],
@@ -276,7 +278,7 @@ class AppendResult:
 
 
 _ALLOCATE = (
-    "UPDATE memory_session SET last_activity_at = %s, next_seq = CASE WHEN %s::bigint IS NULL "
+    "UPDATE memory_session SET last_activity_at = %s, archived_at = NULL, next_seq = CASE WHEN %s::bigint IS NULL "
     "THEN next_seq + 1 ELSE GREATEST(next_seq, %s::bigint + 1) END "
     "WHERE id = %s AND tenant_id = %s RETURNING agent_id, end_user_id, next_seq"
 )
@@ -303,7 +305,7 @@ _HOT_APPEND = (
 # transaction and the acknowledgement waits for exactly one WAL flush (bench/latency.py).
 _APPEND_ONE = """
 WITH s AS (
-  UPDATE memory_session SET last_activity_at = %(now)s,
+  UPDATE memory_session SET last_activity_at = %(now)s, archived_at = NULL,
     next_seq = CASE WHEN %(seq)s::bigint IS NULL THEN next_seq + 1
                     ELSE GREATEST(next_seq, %(seq)s::bigint + 1) END
   WHERE id = %(session)s AND tenant_id = %(tenant)s
@@ -667,24 +669,123 @@ def entity_pin_set(*, entity: Entity, pinned: bool, actor: str) -> Entity:
     return entity
 
 
-def entity_forget(*, entity: Entity, actor: str) -> int:
-    """Delete every version of this fact (its whole key chain). Audited with the key only."""
+REDACTED = "[redacted]"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+MIN_NEEDLE_CHARS = 3  # a shorter value ("3", "no") would match memory units that say other things
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    key: str
+    versions: int
+    acus: int
+    turns_redacted: int
+
+
+def _value_needles(chain: list[dict[str, Any]]) -> set[str]:
+    needles: set[str] = set()
+    for version in chain:
+        for candidate in (version["value_text"], version["value"]):
+            if isinstance(candidate, str) and len(candidate.strip()) >= MIN_NEEDLE_CHARS:
+                needles.add(candidate.strip().lower())
+    return needles
+
+
+def entity_forget(*, entity: Entity, actor: str, redact_turns: bool = False) -> Forgotten:
+    """Forget a fact.
+
+    Deletes every version of it (its whole key chain); every memory unit of the user that
+    states one of its values: units whose text contains a version's value, and units compressed
+    from the turns a version was extracted from; and the sentences of the rolling summary that
+    came from those units or state a value. With ``redact_turns`` the source turns' text is
+    replaced by a marker (PostgreSQL recomputes their search vector). Audited with the key and
+    counts, never the value.
+    """
     with transaction.atomic():
+        with connection.cursor() as cursor:  # the same lock the fact's writers take
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                [f"fact:{entity.agent_id}:{entity.end_user_id}:{entity.key}"],
+            )
         versions = Entity.objects.filter(
             tenant_id=entity.tenant_id,
             agent_id=entity.agent_id,
             end_user_id=entity.end_user_id,
             key=entity.key,
         )
+        chain: list[dict[str, Any]] = [
+            dict(row) for row in versions.values("value", "value_text", "source_turns")
+        ]
         # superseded_by points inside the chain; clear it so the delete order does not matter.
         versions.update(superseded_by=None)
         deleted, _ = versions.delete()
+
+        needles = _value_needles(chain)
+        turns = {
+            (str(ref["session"]), int(ref["seq"]))
+            for version in chain
+            for ref in version["source_turns"] or []
+            if isinstance(ref, dict) and "session" in ref and "seq" in ref
+        }
+        stating = Q(pk__in=[])
+        for needle in needles:
+            stating |= Q(text__icontains=needle)
+        for session, seq in turns:
+            stating |= Q(session_id=session, first_seq__lte=seq, last_seq__gte=seq)
+        units = ACU.objects.filter(
+            tenant_id=entity.tenant_id, agent_id=entity.agent_id, end_user_id=entity.end_user_id
+        ).filter(stating)
+        unit_texts = set(units.values_list("text", flat=True))
+        acus, _ = units.delete()
+
+        redacted = 0
+        if redact_turns and turns:
+            at = Q(pk__in=[])
+            for session, seq in turns:
+                at |= Q(session_id=session, seq=seq)
+            redacted = (
+                Turn.objects.filter(
+                    tenant_id=entity.tenant_id,
+                    agent_id=entity.agent_id,
+                    end_user_id=entity.end_user_id,
+                )
+                .filter(at)
+                .exclude(text=REDACTED)
+                .update(text=REDACTED, tokens=count_tokens(REDACTED))
+            )
         audit_record(
             tenant=entity.tenant_id, actor=actor, action="entity.forget", target_type="entity",
-            target_id=entity.pk, after={"key": entity.key, "end_user_id": entity.end_user_id, "versions": deleted},
+            target_id=entity.pk,
+            after={"key": entity.key, "end_user_id": entity.end_user_id, "versions": deleted,
+                   "acus": acus, "turns_redacted": redacted},
         )  # fmt: skip
-        hot_document_rebuild(agent=entity.agent, end_user=entity.end_user)
-    return deleted
+        summary = (
+            HotDocument.objects.filter(agent_id=entity.agent_id, end_user_id=entity.end_user_id)
+            .values_list("summary", flat=True)
+            .first()
+        )
+        kept = [
+            sentence
+            for sentence in _SENTENCE.split(summary or "")
+            if sentence
+            and sentence not in unit_texts
+            and not any(needle in sentence.lower() for needle in needles)
+        ]
+        hot_document_rebuild(agent=entity.agent, end_user=entity.end_user, summary=" ".join(kept))
+    return Forgotten(entity.key, deleted, acus, redacted)
+
+
+def end_user_lock_live(*, end_user: EndUser) -> bool:
+    """In the caller's transaction: share-lock the user's row and tell whether it still is this
+    user (not erased, not being erased). Holding the lock until commit keeps an erase from
+    starting before the caller's writes are in, so the erase then removes them too."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM memory_enduser WHERE id = %s AND tenant_id = %s AND external_id = %s "
+            "FOR SHARE",
+            [end_user.pk, end_user.tenant_id, end_user.external_id],
+        )
+        return cursor.fetchone() is not None
 
 
 # --- Memory units (tier 2) and archiving, for the write lane ---------------------------------

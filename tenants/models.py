@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 
@@ -8,6 +9,27 @@ class Tenant(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The lifecycle policy (docs/gdpr.md), applied by the Celery beat sweeps.
+    turn_retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Raw turns said longer ago than this many days are deleted, and expired "
+        "ephemeral facts that long past their expiry. Empty: kept for ever (the default).",
+    )
+    retention_purges_derived = models.BooleanField(
+        default=False,
+        help_text="With a turn retention: also delete memory units and no-longer-current fact "
+        "versions older than it. Off: facts and memory units derived from old turns stay.",
+    )
+    session_idle_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=30,
+        validators=[MinValueValidator(1)],
+        help_text="Sessions idle longer are tiered down (hot cache evicted, marked archived); "
+        "resuming one rebuilds it from PostgreSQL. Empty: never.",
+    )
 
     def __str__(self) -> str:
         return self.name

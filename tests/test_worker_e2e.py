@@ -1,5 +1,5 @@
 """End to end with a real Celery worker on the real broker: turns over HTTP past the threshold,
-then the extracted facts show up at session start."""
+then the extracted facts show up at session start; then an erase runs to the end in batches."""
 
 from __future__ import annotations
 
@@ -42,8 +42,13 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
     queue = f"hv-test-{uuid.uuid4().hex[:8]}"
     app.conf.task_always_eager = False
     app.conf.task_default_queue = queue
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "CELERY_QUEUE": queue,
-           "CACHE_KEY_PREFIX": str(settings.CACHES["default"]["KEY_PREFIX"])}  # fmt: skip
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "CELERY_QUEUE": queue,
+        "CACHE_KEY_PREFIX": str(settings.CACHES["default"]["KEY_PREFIX"]),
+        "LIFECYCLE_BATCH_ROWS": "5",
+    }  # fmt: skip  (an erase of 13 turns: several messages)
     log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue, "--concurrency", "1",
@@ -95,6 +100,26 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
         )
         assert body["profile"]["city"]["value_text"] == "Pune"
         assert "## Current facts" in body["context_block"] and "₹80 lakh" in body["context_block"]
+
+        model, raw = api_key_create(tenant=tenant_a, name="op", role=KeyRole.OPERATOR, actor="t")
+        operator = Key(model, raw).client()
+        job = operator.delete("/v1/users/priya")
+        assert job.status_code == 202, job.json()
+        status: dict[str, Any] = {}
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            status = operator.get(f"/v1/erasures/{job.json()['id']}").json()
+            if status["status"] == "done":
+                break
+            time.sleep(0.3)
+        log.flush()
+        worker_log = (tmp_path / "worker.log").read_text()
+        assert status["status"] == "done", worker_log[-3000:]
+        assert status["counts"]["memory.Turn"] == 13 and status["counts"]["memory.EndUser"] == 1
+        assert worker_log.count("memory.erasure_step") >= 2 * 4  # ≥ 4 messages (received, done)
+        from memory.models import EndUser
+
+        assert not EndUser.objects.filter(tenant=tenant_a).exists()
     finally:
         worker.terminate()
         worker.wait(20)

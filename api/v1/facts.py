@@ -167,21 +167,48 @@ class EntityDetailApi(APIView):
     def get(self, request: Request, entity_id: str) -> Response:
         return Response(_entity_body(_entity(request, entity_id)))
 
+    class ForgetSerializer(StrictSerializer):
+        redact_turns = serializers.BooleanField(required=False, default=False)
+
+        class Meta:
+            ref_name = "EntityForget"
+
     @extend_schema(
+        request=ForgetSerializer,
         responses={
             200: inline_serializer(
                 "Forgotten",
-                {"key": serializers.CharField(), "deleted_versions": serializers.IntegerField()},
+                {
+                    "key": serializers.CharField(),
+                    "deleted_versions": serializers.IntegerField(),
+                    "deleted_acus": serializers.IntegerField(),
+                    "redacted_turns": serializers.IntegerField(),
+                },
             )
         },
         tags=["facts"],
-        description="Forget this fact: every version of its key is deleted. The audit event "
-        "records the key, never the value.",
+        description="Forget this fact: every version of its key, and every memory unit that "
+        "states its value, are deleted. `redact_turns: true` also replaces the text of the "
+        "turns it was extracted from by `[redacted]` (re-indexed). The audit event records the "
+        "key and counts, never the value.",
     )
     def delete(self, request: Request, entity_id: str) -> Response:
         entity = _entity(request, entity_id)
-        deleted = entity_forget(entity=entity, actor=principal_of(request).actor)
-        return Response({"key": entity.key, "deleted_versions": deleted})
+        serializer = self.ForgetSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        forgotten = entity_forget(
+            entity=entity,
+            actor=principal_of(request).actor,
+            redact_turns=serializer.validated_data["redact_turns"],
+        )
+        return Response(
+            {
+                "key": forgotten.key,
+                "deleted_versions": forgotten.versions,
+                "deleted_acus": forgotten.acus,
+                "redacted_turns": forgotten.turns_redacted,
+            }
+        )
 
 
 class EntityCorrectApi(APIView):
