@@ -17,7 +17,13 @@ from typing import Any
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    StreamingHttpResponse,
+)
 from django.shortcuts import render
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -27,6 +33,7 @@ from django.utils.safestring import mark_safe
 from console.forms import (
     AsOfForm,
     CorrectForm,
+    EraseForm,
     ForgetForm,
     SchemaFieldFormSet,
     operator_value_parse,
@@ -38,6 +45,8 @@ from console.timeline import SOURCE_COLOURS, Version, timeline_svg
 from extraction.extractors.openai import facts_json_schema, facts_prompt
 from extraction.models import ExtractionRun
 from extraction.services import extraction_operator_request
+from memory.erasure import erasure_request
+from memory.export import user_export_record, user_export_stream
 from memory.models import EndUser, Entity, HotDocument, Session, Source, Turn
 from memory.selectors import context_block_as_of, entity_list
 from memory.services import entity_correct, entity_forget, entity_pin_set
@@ -98,6 +107,8 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
                 wrap(self.forget_view),
                 name="memory_enduser_forget",
             ),
+            path("<int:pk>/export/", wrap(self.export_view), name="memory_enduser_export"),
+            path("<int:pk>/erase/", wrap(self.erase_view), name="memory_enduser_erase"),
             *super().get_urls(),
         ]
 
@@ -147,6 +158,8 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
             "agents": self._agents(user),
             "can_act": self._can_act(request, user),
             "is_nav_sidebar_enabled": False,  # the page needs the width
+            "export_url": reverse("admin:memory_enduser_export", args=[user.pk]),
+            "erase_url": reverse("admin:memory_enduser_erase", args=[user.pk]),
         }
         if agent is not None:
             context.update(self._page(request, user, agent))
@@ -305,8 +318,14 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
             raise PermissionDenied
         form = ForgetForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            deleted = entity_forget(entity=entity, actor=_actor(request))
-            self.message_user(request, f"Forgot {entity.key}: {deleted} version(s) deleted.")
+            done = entity_forget(
+                entity=entity, actor=_actor(request), redact_turns=form.cleaned_data["redact_turns"]
+            )
+            self.message_user(
+                request,
+                f"Forgot {done.key}: {done.versions} version(s), {done.acus} memory unit(s) "
+                f"deleted, {done.turns_redacted} turn(s) redacted.",
+            )
             return self._back(user, agent)
         versions = Entity.objects.filter(
             tenant_id=user.tenant_id, agent=agent, end_user=user, key=entity.key
@@ -322,6 +341,52 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
                 "agent": agent,
                 "entity": entity,
                 "versions": versions,
+                "form": form,
+            },
+        )
+
+    # -- the whole end user (every agent): export and erase, for operators ---------------------
+
+    def export_view(self, request: HttpRequest, pk: int) -> StreamingHttpResponse:
+        user = self._user_or_404(request, pk)
+        if not self._can_act(request, user):
+            raise PermissionDenied
+        user_export_record(end_user=user, actor=_actor(request), via="admin")
+        response = StreamingHttpResponse(
+            user_export_stream(end_user=user, embeddings=False), content_type="application/json"
+        )
+        response["Content-Disposition"] = f'attachment; filename="export-{user.pk}.json"'
+        return response
+
+    def erase_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        user = self._user_or_404(request, pk)
+        if not self._can_act(request, user):
+            raise PermissionDenied
+        form = EraseForm(request.POST or None, external_id=user.external_id)
+        if request.method == "POST" and form.is_valid():
+            erasure, _ = erasure_request(
+                tenant_id=user.tenant_id, external_id=user.external_id, actor=_actor(request)
+            )
+            self.message_user(
+                request, f"Erasing the user: job {erasure.pk}. Its status and counts are below."
+            )
+            return HttpResponseRedirect(reverse("admin:memory_erasure_change", args=[erasure.pk]))
+        counts = {
+            "sessions": Session.objects.filter(tenant_id=user.tenant_id, end_user=user).count(),
+            "facts (every version)": Entity.objects.filter(
+                tenant_id=user.tenant_id, end_user=user
+            ).count(),
+            "turns": Turn.objects.filter(tenant_id=user.tenant_id, end_user=user).count(),
+        }
+        return render(
+            request,
+            "admin/console/confirm_erase.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": f"Erase {user.external_id}?",
+                "end_user": user,
+                "counts": counts,
                 "form": form,
             },
         )

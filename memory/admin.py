@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from memory.models import ACU, Entity, HotDocument, Session, Turn
+from memory.models import ACU, Entity, Erasure, HotDocument, Session, Turn
 from tenants.admin import CappedCountPaginator, TenantScopedAdmin
 
 
@@ -82,3 +82,26 @@ class ACUAdmin(ReadOnlyTenantAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ACU]:
         return super().get_queryset(request).defer("embedding", "keywords")
+
+
+@admin.register(Erasure)
+class ErasureAdmin(ReadOnlyTenantAdmin):
+    """Erase jobs and, once done, their tombstones: no personal content, only a keyed hash."""
+
+    list_display = ["id", "status", "subject", "actor", "requested_at", "finished_at", "rows"]
+    list_filter = ["status"]
+    search_fields = ["subject_hash", "actor"]
+    fields = readonly_fields = (
+        "id", "tenant", "status", "subject_hash", "actor", "counts", "requested_at",
+        "started_at", "finished_at", "error",
+    )  # fmt: skip
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+
+    @admin.display(description="subject (keyed hash)")
+    def subject(self, obj: Erasure) -> str:
+        return f"{obj.subject_hash[:16]}…"
+
+    @admin.display(description="rows deleted")
+    def rows(self, obj: Erasure) -> int:
+        return sum(v for v in (obj.counts or {}).values() if isinstance(v, int))

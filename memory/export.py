@@ -23,6 +23,7 @@ from memory.rendering import context_block_render
 from memory.views import iso
 from schemas.models import Agent
 from tenants.models import Tenant
+from tenants.services import audit_record
 
 FORMAT_VERSION = 1
 CHUNK_ROWS = 500  # rows fetched per round trip from the server-side cursor
@@ -206,3 +207,11 @@ def user_export_stream(*, end_user: EndUser, embeddings: bool = False) -> Iterat
         buffer.append("]")
     buffer.append("}\n")
     yield "".join(buffer).encode()
+
+
+def user_export_record(*, end_user: EndUser, actor: str, via: str) -> None:
+    """Audit that an export was handed out (who, through what); no personal content."""
+    audit_record(
+        tenant=end_user.tenant_id, actor=actor, action="end_user.export",
+        target_type="end_user", target_id=end_user.pk, after={"via": via},
+    )  # fmt: skip

@@ -14,7 +14,7 @@ from api.permissions import IsOperatorKey, IsTenantOperatorKey
 from api.serializers import StrictSerializer
 from api.v1.common import principal_of
 from memory.erasure import erasure_get_for_tenant, erasure_request
-from memory.export import user_export_stream
+from memory.export import user_export_record, user_export_stream
 from memory.models import Erasure
 from memory.selectors import end_user_get_for_tenant
 from memory.views import iso
@@ -68,6 +68,7 @@ class UserExportApi(APIView):
         end_user = end_user_get_for_tenant(
             tenant_id=principal_of(request).tenant_id, external_id=user
         )
+        user_export_record(end_user=end_user, actor=principal_of(request).actor, via="api")
         response = StreamingHttpResponse(
             user_export_stream(
                 end_user=end_user, embeddings=serializer.validated_data["embeddings"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from extraction.models import ExtractionRun
-from memory.models import Entity, Source, Status
+from memory.models import EndUser, Entity, Erasure, Source, Status
 from tenants.models import AuditEvent, Role
 from tenants.services import membership_set
 from tests.console.conftest import Seeded
@@ -203,3 +204,58 @@ def test_expired_plan_shows_expired_in_the_versions_table(operator_a: Any, priya
     assert visit.expires_at is not None and visit.expires_at < timezone.now()
     row = html[html.index(f'id="version-{visit.pk}"') :]
     assert "expired" in row[: row.index("</tr>")]
+
+
+def test_export_downloads_everything_and_is_audited(operator_a: Any, priya: Seeded) -> None:
+    response = _login(operator_a).get(f"/admin/memory/enduser/{priya.user.pk}/export/")
+    assert response.status_code == 200
+    document = json.loads(b"".join(response.streaming_content))  # type: ignore[attr-defined]
+    assert document["format_version"] == 1
+    assert len(document["entities"]) == 9 and len(document["turns"]) == 12
+    event = AuditEvent.objects.get(action="end_user.export")
+    assert event.actor == "user:operator-a" and event.after == {"via": "admin"}
+
+
+def test_erase_needs_the_typed_id_then_erases_everything(
+    operator_a: Any, priya: Seeded, django_capture_on_commit_callbacks: Any
+) -> None:
+    client = _login(operator_a)
+    url = f"/admin/memory/enduser/{priya.user.pk}/erase/"
+    assert b"12 turns" in client.get(url).content
+    wrong = client.post(url, {"confirm": "priya2"})
+    assert wrong.status_code == 200 and b"nothing was erased" in wrong.content
+    assert EndUser.objects.filter(pk=priya.user.pk, external_id="priya").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"confirm": "priya"})
+    erasure = Erasure.objects.get()
+    assert response.status_code == 302 and str(erasure.pk) in response["Location"]
+    assert erasure.status == "done" and erasure.actor == "user:operator-a"
+    assert not EndUser.objects.filter(pk=priya.user.pk).exists()
+    assert Entity.objects.count() == 0
+    page = client.get(response["Location"])
+    assert page.status_code == 200 and b"priya" not in page.content
+
+
+def test_viewer_and_outsider_can_neither_export_nor_erase(
+    viewer_a: Any, tenant_b: Any, priya: Seeded
+) -> None:
+    viewer = _login(viewer_a)
+    assert viewer.get(f"/admin/memory/enduser/{priya.user.pk}/export/").status_code == 403
+    assert (
+        viewer.post(
+            f"/admin/memory/enduser/{priya.user.pk}/erase/", {"confirm": "priya"}
+        ).status_code
+        == 403
+    )
+    outsider: Any = UserFactory(username="operator-b")
+    membership_set(tenant=tenant_b, user=outsider, role=Role.OPERATOR)
+    client = _login(outsider)
+    assert client.get(f"/admin/memory/enduser/{priya.user.pk}/export/").status_code == 404
+    assert (
+        client.post(
+            f"/admin/memory/enduser/{priya.user.pk}/erase/", {"confirm": "priya"}
+        ).status_code
+        == 404
+    )
+    assert EndUser.objects.filter(pk=priya.user.pk).exists()
+    assert not AuditEvent.objects.filter(action__startswith="end_user.").exists()
