@@ -57,6 +57,44 @@ def external_id_validate(value: str, place: str) -> str:
     return value
 
 
+MAX_METADATA_BYTES = 16_384
+
+
+def _clean_text(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def metadata_validate(metadata: object, place: str = "metadata") -> dict[str, Any]:
+    """Client metadata is stored as JSONB, which holds no NUL and no lone surrogate."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise _invalid(place, "must be a JSON object")
+
+    def walk(value: object) -> bool:
+        if isinstance(value, str):
+            return _clean_text(value)
+        if isinstance(value, dict):
+            return all(_clean_text(str(k)) and walk(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(walk(v) for v in value)
+        return True
+
+    if not walk(metadata):
+        raise _invalid(
+            place, "strings must be valid Unicode without NUL characters or lone surrogates"
+        )
+    if len(json.dumps(metadata)) > MAX_METADATA_BYTES:
+        raise _invalid(place, f"at most {MAX_METADATA_BYTES} bytes of JSON")
+    return metadata
+
+
 def turn_text_validate(text: str, place: str = "text") -> str:
     if not text.strip():
         raise _invalid(place, "must not be empty")
@@ -230,6 +268,7 @@ def session_open(
     """
     if external_id is not None:
         external_id_validate(external_id, "session")
+    metadata = metadata_validate(metadata)
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(

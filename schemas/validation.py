@@ -418,6 +418,14 @@ def money_text(amount: float, currency: str | None) -> str:
     return f"{currency} {_number_text(amount)}" if currency else _number_text(amount)
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]:
     """Check ``value`` against the field's type; return (stored value, display text)."""
     type_ = field["type"]
@@ -428,6 +436,8 @@ def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]
     if type_ == "string":
         if not isinstance(value, str) or not value.strip():
             raise fail("expected a non-empty string")
+        if "\x00" in value or not _encodable(value):
+            raise fail("must be valid Unicode text without NUL characters or lone surrogates")
         text = value.strip()
         if len(text) > MAX_VALUE_TEXT:
             raise fail(f"at most {MAX_VALUE_TEXT} characters")

@@ -26,6 +26,7 @@ from memory.services import (
     TurnIn,
     end_user_get_or_create,
     hot_document_load,
+    metadata_validate,
     session_open,
     turn_append,
 )
@@ -127,6 +128,7 @@ class SessionOpenApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        metadata_validate(data["metadata"])  # before anything is created: bad input changes nothing
         document = hot_document_cached(
             tenant_id=principal.tenant_id, agent_slug=data["agent"], user_external_id=data["user"]
         )
