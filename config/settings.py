@@ -18,6 +18,20 @@ if not DEBUG and len(SECRET_KEY) < 32:
 ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env.string_list("CSRF_TRUSTED_ORIGINS", ["http://127.0.0.1:8000"])
 
+# Served over HTTPS (directly or behind a proxy that sets X-Forwarded-Proto): secure cookies,
+# redirects and HSTS. Off for `make run` on loopback; `manage.py check --deploy` is clean with it.
+HTTPS = env.boolean("HTTPS", False)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env.integer("SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = env.boolean("SECURE_HSTS_PRELOAD", HTTPS)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+# Health checks come from load balancers over plain HTTP inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -188,6 +202,9 @@ STORAGES = {
 API_MAX_BODY_BYTES = env.integer("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 
+# Requests per minute per API key (0: no limit); over it, 429 rate_limited with Retry-After.
+API_KEY_RATE_PER_MINUTE = env.integer("API_KEY_RATE_PER_MINUTE", 6000, minimum=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["tenants.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["api.permissions.HasApiKey"],
@@ -195,6 +212,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PAGINATION_CLASS": None,
 }
