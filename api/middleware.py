@@ -5,6 +5,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from tenants.rls import tenant_scope_exit
+
 
 class BodySizeLimitMiddleware:
     """Refuse an oversize body from its Content-Length, before anything reads it."""
@@ -67,3 +69,16 @@ class ServerTimingMiddleware:
             f'app;dur={app_ms:.3f}, db;dur={spent[0] * 1000:.3f};desc="{spent[1]} queries"'
         )
         return response
+
+
+class TenantScopeMiddleware:
+    """Only API requests run in a tenant's row-level-security scope (entered when the key is
+    checked, tenants.rls). Any other request (the admin, health, metrics) leaves it first."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith("/v1/"):
+            tenant_scope_exit()
+        return self.get_response(request)

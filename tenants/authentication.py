@@ -21,6 +21,7 @@ from rest_framework.request import Request
 
 from tenants.models import ApiKey
 from tenants.principal import ApiPrincipal
+from tenants.rls import tenant_scope_enter, tenant_scope_exit
 from tenants.selectors import api_principal_load
 from tenants.services import api_key_cache_key, api_key_hash, api_key_parse
 
@@ -43,11 +44,13 @@ def _principal_for(prefix: str) -> ApiPrincipal | None:
         cached = cache.get(cache_key)
     except RedisError:
         logger.warning("Redis unavailable; authenticating hv_%s from PostgreSQL", prefix)
+        tenant_scope_exit()  # keys of every tenant are looked up as the tables' owner
         return api_principal_load(prefix=prefix)
     if cached == _UNKNOWN:
         return None
     if cached is not None:
         return ApiPrincipal.from_cache(cached)
+    tenant_scope_exit()  # keys of every tenant are looked up as the tables' owner
     principal = api_principal_load(prefix=prefix)
     with contextlib.suppress(RedisError):
         if principal is None:
@@ -98,6 +101,8 @@ class ApiKeyAuthentication(BaseAuthentication):
             raise ApiKeyFailed("invalid_api_key", "The API key is not valid.")
         if principal.revoked:
             raise ApiKeyFailed("revoked_api_key", "The API key has been revoked.")
+        # From here on this request's queries see only its tenant's rows (ADR 0022).
+        tenant_scope_enter(principal.tenant_id)
         _touch(principal)
         return principal, principal
 

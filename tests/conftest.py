@@ -28,6 +28,40 @@ def _fresh_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _owner_between_requests() -> Iterator[None]:
+    """A test reads and writes the database itself between API calls, on the same connection
+    as the requests: it must do so as the tables' owner, not in the last request's tenant
+    scope (tenants.rls). In production nothing but requests uses an API worker's connection."""
+    from django.core.signals import request_finished
+
+    from tenants.rls import tenant_scope_exit
+
+    def leave(**_: Any) -> None:
+        tenant_scope_exit()
+
+    request_finished.connect(leave, dispatch_uid="tests-leave-tenant-scope")
+    yield
+    request_finished.disconnect(dispatch_uid="tests-leave-tenant-scope")
+    # A test's rollback undoes a scope entered inside it; a transactional test's does not.
+    from django.db import connection
+
+    from tenants.rls import _SCOPED
+
+    try:
+        tenant_scope_exit()
+    except Exception:  # noqa: BLE001  # no database access for this test: nothing to leave
+        setattr(connection, _SCOPED, None)
+
+
+@pytest.fixture
+def sticky_tenant_scope() -> None:
+    """Requests keep their tenant scope between calls, as in production (for query counts)."""
+    from django.core.signals import request_finished
+
+    request_finished.disconnect(dispatch_uid="tests-leave-tenant-scope")
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings: Any) -> None:
     from config.celery import app
 

@@ -99,14 +99,18 @@ def test_design_scenario_over_http(agent_key: Key) -> None:
     assert [e["value_text"] for e in as_of] == ["₹50 lakh"]
 
 
-def test_warm_session_start_is_one_query(agent_key: Key, django_assert_num_queries: Any) -> None:
+def test_warm_session_start_is_one_query(
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
     client = agent_key.client()
     _open(client)  # first sight: creates the user and the hot document, caches both
     with django_assert_num_queries(1):  # INSERT … ON CONFLICT of the session row; the rest is Redis
         assert _open(client).status_code == 201
 
 
-def test_turn_append_queries_are_pinned(agent_key: Key, django_assert_num_queries: Any) -> None:
+def test_turn_append_queries_are_pinned(
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
     client = agent_key.client()
     session = _open(client).json()["session_id"]
     client.post(f"/v1/sessions/{session}/turns", {"role": "user", "text": "warm up"}, format="json")
@@ -118,7 +122,9 @@ def test_turn_append_queries_are_pinned(agent_key: Key, django_assert_num_querie
     assert response.status_code == 201 and response.json()["seq"] == 2
 
 
-def test_context_pack_queries_are_pinned(agent_key: Key, django_assert_num_queries: Any) -> None:
+def test_context_pack_queries_are_pinned(
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
     client = agent_key.client()
     session = _open(client).json()["session_id"]
     with django_assert_num_queries(

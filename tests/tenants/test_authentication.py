@@ -54,7 +54,9 @@ def test_revoked_key_is_401_even_when_it_was_cached(operator_key_a: Key) -> None
     assert response.json()["code"] == "revoked_api_key"
 
 
-def test_cached_key_adds_no_query(operator_key_a: Key, django_assert_num_queries: Any) -> None:
+def test_cached_key_adds_no_query(
+    operator_key_a: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
     client = operator_key_a.client()
     _get(client)  # warms the principal cache and writes last_used_at
     with django_assert_num_queries(1):  # the agent list itself; nothing for authentication
@@ -92,7 +94,10 @@ def test_authentication_degrades_to_postgres_when_redis_is_down(
 ) -> None:
     from django.test import override_settings
 
-    with override_settings(CACHES=DEAD_REDIS), django_assert_num_queries(2):  # key + agent list
+    with (
+        override_settings(CACHES=DEAD_REDIS),
+        django_assert_num_queries(4),
+    ):  # key, tenant scope, agent list (and the tests' own leaving of the scope)
         assert _get(operator_key_a.client()).status_code == 200
     api_key_revoke(api_key=operator_key_a.model, actor="test")
     with override_settings(CACHES=DEAD_REDIS):
