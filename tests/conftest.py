@@ -49,7 +49,7 @@ def _owner_between_requests() -> Iterator[None]:
 
     try:
         tenant_scope_exit()
-    except Exception:  # noqa: BLE001  # no database access for this test: nothing to leave
+    except Exception:  # no database access for this test: nothing to leave
         setattr(connection, _SCOPED, None)
 
 
