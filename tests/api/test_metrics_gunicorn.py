@@ -81,3 +81,42 @@ def test_one_scrape_adds_up_every_gunicorn_worker(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(20)
+
+
+@pytest.mark.slow
+def test_metrics_serve_reports_what_worker_processes_counted(tmp_path: Path) -> None:
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    count = (
+        "from config import metrics; "
+        "metrics.extraction_run_observed('succeeded', {'total': 1500.0}, {'acus': 4})"
+    )
+    for _ in range(2):  # two worker processes, one run each
+        subprocess.run([sys.executable, "-c", count], cwd=ROOT, env=env, check=True)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "metrics_serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env=env, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                body = _get(f"http://127.0.0.1:{port}/metrics")[1].decode()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        samples = {
+            (s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(body)
+            for s in family.samples
+        }
+        assert samples[("handover_extraction_runs_total", (("status", "succeeded"),))] == 2
+        assert samples[("handover_extraction_items_total", (("kind", "acus"),))] == 8
+        assert (
+            samples[("handover_extraction_stage_duration_seconds_sum", (("stage", "total"),))]
+            == 3.0
+        )
+    finally:
+        server.terminate()
+        server.wait(20)

@@ -170,6 +170,7 @@ def test_errors_carry_the_api_code(live_server: Any, hv: Handover, key_b: Key) -
     with pytest.raises(InvalidRequestError) as invalid:
         hv.append_turn(opened.session_id, "narrator", "hi")  # type: ignore[arg-type]
     assert invalid.value.code == "invalid" and "role" in invalid.value.fields
+    assert invalid.value.request_id and len(invalid.value.request_id) == 32  # for the logs
     # The refused turn gave its seq back: the next one is still 1.
     assert hv.append_turn(opened.session_id, "user", "hello").seq == 1
     with pytest.raises(ConflictError) as conflict:
