@@ -163,7 +163,7 @@ def test_request_id_is_honoured_or_made_and_logged_without_secrets(
     assert requests[0]["duration_ms"] > 0 and requests[0]["level"] == "INFO"
     logged = json_log.getvalue()
     assert operator_key_a.raw not in logged and "nope" not in logged
-    assert operator_key_a.raw.split("_")[2] not in logged  # not even the secret part alone
+    assert operator_key_a.raw.split("_", 2)[2] not in logged  # not even the secret part alone
 
 
 def test_json_formatter_outside_a_request_and_with_an_exception() -> None:
