@@ -280,3 +280,16 @@ def test_async_client(live_server: Any, agent_key: Key) -> None:
     assert result["fact"] == "Mumbai" and "Mumbai" in result["top"]
     assert "line 4" in result["context"]
     assert Turn.objects.count() == 5
+
+
+def test_readyz_answers_503_with_the_failing_check_without_retrying(
+    proxy: FaultyProxy, agent_key: Key, settings: Any
+) -> None:
+    from tests.conftest import DEAD_REDIS
+
+    settings.CACHES = DEAD_REDIS
+    with Handover(api_key=agent_key.raw, base_url=proxy.url) as hv:
+        body = hv.readyz()
+    assert body["status"] == "unavailable" and body["checks"]["redis"]["ok"] is False
+    assert body["checks"]["postgres"]["ok"] is True
+    assert [path for _, path, _ in proxy.seen] == ["/readyz"]  # an answer, not retried

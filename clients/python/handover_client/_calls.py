@@ -219,4 +219,5 @@ def healthz() -> Call[dict[str, Any]]:
 
 
 def readyz() -> Call[dict[str, Any]]:
-    return Call("GET", "/readyz", _raw)
+    # 503 with the failing checks is the answer to "are you ready?", not an error to retry.
+    return Call("GET", "/readyz", _raw, answers=frozenset({503}))

@@ -42,6 +42,8 @@ class Call(Generic[T]):
     params: dict[str, Any] | None = None
     idempotent: bool = True
     """Safe to send again when the outcome is unknown (read timeout, 502/504)."""
+    answers: frozenset[int] = frozenset()
+    """Error statuses that are an answer here (``/readyz``'s 503): parsed, never retried."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ def retry_delay_for_response(
     policy: RetryPolicy, call: Call[Any], response: httpx2.Response, attempt: int
 ) -> float | None:
     status = response.status_code
+    if status in call.answers:
+        return None
     if status in RETRY_ALWAYS or (status in RETRY_IF_IDEMPOTENT and call.idempotent):
         return policy.delay(attempt, retry_after(response))
     return None
@@ -125,7 +129,7 @@ def parse(call: Call[T], response: httpx2.Response) -> T:
         body = response.json() if response.content else None
     except ValueError:
         body = response.text
-    if response.status_code >= 400:
+    if response.status_code >= 400 and response.status_code not in call.answers:
         error: APIError = error_for(
             response.status_code, body, response.headers.get("X-Request-ID")
         )
