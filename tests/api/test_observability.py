@@ -117,7 +117,7 @@ def test_queue_depth_reads_the_real_broker() -> None:
 
 
 def test_extraction_runs_report_stage_durations_and_counts(
-    agent_key_a: Key, tenant_a: Tenant
+    agent_key_a: Key, tenant_a: Tenant, json_log: io.StringIO
 ) -> None:
     from schemas.models import Agent
 
@@ -139,6 +139,10 @@ def test_extraction_runs_report_stage_durations_and_counts(
         assert delta("handover_extraction_stage_duration_seconds_count", stage=stage) >= 1
     assert delta("handover_extraction_items_total", kind="turns") >= 2
     assert delta("handover_extraction_items_total", kind="acus") >= 1
+    # The run ran eagerly inside an append: that request's log line still has its id.
+    lines = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    appends = [line for line in lines if line.get("endpoint") == "turn-append"]
+    assert len(appends) == 4 and all(len(line.get("request_id", "")) == 32 for line in appends)
 
 
 def test_request_id_is_honoured_or_made_and_logged_without_secrets(
