@@ -3,6 +3,7 @@ then the extracted facts show up at session start."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -94,6 +95,11 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
             worker_log
         )
         assert body["profile"]["city"]["value_text"] == "Pune"
+        # The worker logs JSON too, its task's lines carrying the task id as request id.
+        lines = [json.loads(line) for line in (tmp_path / "worker.log").read_text().splitlines()
+                 if line.startswith("{")]  # fmt: skip
+        done = [line for line in lines if line["logger"] == "celery.app.trace"]
+        assert done and done[0]["request_id"] == f"task-{done[0]['data']['id']}", done
         assert "## Current facts" in body["context_block"] and "₹80 lakh" in body["context_block"]
     finally:
         worker.terminate()
