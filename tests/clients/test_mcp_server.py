@@ -58,6 +58,11 @@ def test_stdio_tools_remember_search_context_and_forget(live_server: Any, raw_ke
         async with Client(params, read_timeout_seconds=60) as client:
             tools = await client.list_tools()
             out: dict[str, Any] = {"tools": sorted(tool.name for tool in tools.tools)}
+            # A user Handover has never seen: no memory, not an error.
+            out["unknown"] = [
+                _text(await client.call_tool("search_memory", {"query": "budget"})),
+                _text(await client.call_tool("forget_fact", {"key": "budget"})),
+            ]
             budget = {"amount": 8_000_000, "currency": "INR"}
             remembered = await client.call_tool("remember_fact", {"key": "budget", "value": budget})
             again = await client.call_tool("remember_fact", {"key": "budget", "value": budget})
@@ -73,6 +78,10 @@ def test_stdio_tools_remember_search_context_and_forget(live_server: Any, raw_ke
 
     out = asyncio.run(scenario())
     assert out["tools"] == ["forget_fact", "get_context", "remember_fact", "search_memory"]
+    assert out["unknown"] == [
+        "No memory found for this query.",
+        "Nothing is remembered under 'budget'.",
+    ]
     assert out["remember"] == ("Remembered budget: ₹80 lakh.", "Already known: budget is ₹80 lakh.")
     assert "₹80 lakh" in out["search"] and "confidence: high" in out["search"]
     assert "budget: ₹80 lakh" in out["context"]

@@ -36,6 +36,8 @@ INSTRUCTIONS = (
     "schema fields), and forget_fact when they ask you to forget one."
 )
 
+NOTHING_YET = "No memory found for this query."
+
 
 def _tool_error(error: HandoverError) -> ToolError:
     if isinstance(error, APIError):
@@ -69,7 +71,12 @@ def build_server(
     )
     async def search_memory(query: str, k: int = 5) -> str:
         async def run() -> str:
-            result = await client.search(user, query, agent=agent, k=max(1, min(k, 20)))
+            try:
+                result = await client.search(user, query, agent=agent, k=max(1, min(k, 20)))
+            except NotFoundError as error:
+                if error.code != "user_not_found":
+                    raise
+                return NOTHING_YET  # a user Handover has not met yet has no memory
             return result.as_tool_result()
 
         return await call(run)
@@ -111,7 +118,12 @@ def build_server(
     )
     async def forget_fact(key: str) -> str:
         async def run() -> str:
-            held = await client.list_entities(user, agent=agent, key=key)
+            try:
+                held = await client.list_entities(user, agent=agent, key=key)
+            except NotFoundError as error:
+                if error.code != "user_not_found":
+                    raise
+                held = []
             if not held:
                 return f"Nothing is remembered under {key!r}."
             deleted = 0
