@@ -22,6 +22,7 @@ class FaultyProxy:
         self.upstream = upstream.rstrip("/")
         self.steps: deque[tuple[Any, ...]] = deque()
         self.seen: list[tuple[str, str, bytes]] = []
+        self.forwarded = 0  # requests the server has answered (to the proxy)
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,6 +42,7 @@ class FaultyProxy:
                 if step[0] == "slow":
                     time.sleep(step[1])
                 status, data, headers = self._forward(body)
+                proxy.forwarded += 1
                 if step[0] == "lose":
                     self._reply(step[1], b"<html>bad gateway</html>", {})
                 else:
@@ -81,6 +83,12 @@ class FaultyProxy:
 
     def script(self, *steps: tuple[Any, ...]) -> None:
         self.steps.extend(steps)
+
+    def wait_forwarded(self, count: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while self.forwarded < count:
+            assert time.monotonic() < deadline, f"{self.forwarded} of {count} forwarded"
+            time.sleep(0.02)
 
     def close(self) -> None:
         self.server.shutdown()

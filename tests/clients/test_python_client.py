@@ -251,7 +251,7 @@ def test_timeouts_raise_and_carry_the_seq_to_repeat(proxy: FaultyProxy, agent_ke
         with pytest.raises(RequestTimeoutError) as timed_out:
             hv.append_turn(opened.session_id, "user", "Are you there?")
         assert timed_out.value.seq == 1
-        time.sleep(1.5)  # the slow request reaches the server meanwhile
+        proxy.wait_forwarded(2)  # the slow append reaches the server meanwhile
         repeat = hv.append_turn(opened.session_id, "user", "Are you there?", seq=1)
     assert repeat.created is False
     assert Turn.objects.count() == 1
