@@ -96,9 +96,9 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
         )
         assert body["profile"]["city"]["value_text"] == "Pune"
         # The worker logs JSON too, its task's lines carrying the task id as request id.
-        lines = [json.loads(line) for line in (tmp_path / "worker.log").read_text().splitlines()
-                 if line.startswith("{")]  # fmt: skip
-        done = [line for line in lines if line["logger"] == "celery.app.trace"]
+        logged = [json.loads(line) for line in (tmp_path / "worker.log").read_text().splitlines()
+                  if line.startswith("{")]  # fmt: skip
+        done = [entry for entry in logged if entry["logger"] == "celery.app.trace"]
         assert done and done[0]["request_id"] == f"task-{done[0]['data']['id']}", done
         assert "## Current facts" in body["context_block"] and "₹80 lakh" in body["context_block"]
     finally:
