@@ -10,12 +10,18 @@ import re
 from contextvars import ContextVar
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+task_id: ContextVar[str | None] = ContextVar("task_id", default=None)  # in a Celery task
 
 # A client's X-Request-ID is kept only if it looks like an id: it ends up in every log line.
 _ACCEPTABLE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 # Attributes every LogRecord has; anything else was passed with extra= and is logged as a field.
-_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id"}
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {
+    "message",
+    "asctime",
+    "request_id",
+    "task_id",
+}
 
 
 def acceptable_request_id(value: str | None) -> str | None:
@@ -29,7 +35,8 @@ class RequestIdFilter(logging.Filter):
 
 
 class JsonFormatter(logging.Formatter):
-    """``{"time", "level", "logger", "message", "request_id"?, ...extra, "exception"?}``."""
+    """``{"time", "level", "logger", "message", "request_id"?, "task_id"?, ...extra,
+    "exception"?}``."""
 
     def format(self, record: logging.LogRecord) -> str:
         moment = datetime.datetime.fromtimestamp(record.created, datetime.UTC)
@@ -42,6 +49,9 @@ class JsonFormatter(logging.Formatter):
         rid = getattr(record, "request_id", None) or request_id.get()
         if rid:
             entry["request_id"] = rid
+        task = task_id.get()
+        if task:
+            entry["task_id"] = task
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value
