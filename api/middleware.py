@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from config import logs, metrics
 
 
 class BodySizeLimitMiddleware:
@@ -83,11 +87,6 @@ class RequestContextMiddleware:
         self.log_requests = settings.LOG_REQUESTS
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        import time
-        import uuid
-
-        from config import logs, metrics
-
         rid = logs.acceptable_request_id(request.headers.get("X-Request-ID")) or uuid.uuid4().hex
         token = logs.request_id.set(rid)
         started = time.perf_counter()

@@ -48,7 +48,8 @@ hot_cache_reads = Counter(
 )
 extraction_runs = Counter(
     "handover_extraction_runs",
-    "Extraction runs finished, by outcome (succeeded, failed).",
+    "Extraction run attempts, by outcome: succeeded, failed (for good), retrying (an error the "
+    "task retries with backoff: a model timeout, 429 or 5xx).",
     ["status"],
 )
 extraction_stage_duration = Histogram(

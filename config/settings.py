@@ -150,7 +150,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # With acks_late on Redis a task unacknowledged for this long is delivered again; it must be
 # longer than the longest task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-# Workers log through LOGGING below (JSON, with the task id as request id), not Celery's own.
+# Workers log through LOGGING below (JSON, with task and request ids), not Celery's own setup.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 

@@ -99,6 +99,7 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
             status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
         )
+        metrics.extraction_run_observed("retrying")  # back to pending; the task retries it
         raise
     metrics.extraction_run_observed(finished.status, finished.timings, finished.counts)
     return finished
