@@ -80,3 +80,36 @@ def test_agent_loop_injects_context_searches_on_a_tool_call_and_appends_every_tu
         (3, "user", "Thanks!"),
         (4, "assistant", "Happy to help."),
     ]
+
+
+def test_async_voice_agent_answers_first_and_stores_every_turn_in_order(
+    live_server: Any, model: ScriptedModel, tenant_a: Tenant, property_agent: Agent
+) -> None:
+    from handover_client import Handover
+
+    key = api_key_create(tenant=tenant_a, name="agent", role=KeyRole.AGENT, actor="t")[1]
+    with Handover(api_key=key, base_url=live_server.url) as hv:
+        hv.write_fact("priya", "budget", {"amount": 8_000_000, "currency": "INR"}, agent="property")
+    model.script(
+        "chat",
+        ("say", "Hello Priya."),
+        ("tool_call", {"name": "search_memory", "arguments": {"query": "budget"}}),
+        ("say", "Eighty lakh."),
+    )
+    env = {**os.environ, "HANDOVER_API_KEY": key, "HANDOVER_URL": live_server.url,
+           "OPENAI_BASE_URL": model.url}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "examples/async_voice_agent.py", "--agent", "property", "--user", "priya"],
+        input="Hi!\nWhat was my budget?\n", capture_output=True, text=True, cwd=ROOT, env=env,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["Hello Priya.", "Eighty lakh."]
+    assert "₹80 lakh" in model.requests[0]["messages"][0]["content"]
+    assert "₹80 lakh" in model.requests[2]["messages"][-1]["content"]  # the search result
+    assert list(Turn.objects.order_by("seq").values_list("seq", "role", "text")) == [
+        (1, "user", "Hi!"),
+        (2, "assistant", "Hello Priya."),
+        (3, "user", "What was my budget?"),
+        (4, "assistant", "Eighty lakh."),
+    ]
