@@ -18,9 +18,12 @@ help:
 	@echo "make lint    ruff, ruff format --check, mypy, makemigrations --check"
 	@echo "make manage ARGS='createsuperuser'   any manage.py command with the services up"
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	@test -x $(PY) || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(VENV); }
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	# The Python client (and its MCP server) is a package of its own; `manage.py mcp` and the
+	# tests use it from here.
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' \
+		-e 'clients/python[mcp]'
 	@touch $@
 
 venv: $(STAMP)

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import logging
+import time
+import uuid
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from tenants.rls import tenant_scope_exit
+from config import logs, metrics
 
 
 class BodySizeLimitMiddleware:
@@ -82,3 +86,59 @@ class TenantScopeMiddleware:
         if not request.path.startswith("/v1/"):
             tenant_scope_exit()
         return self.get_response(request)
+
+
+class RequestContextMiddleware:
+    """A request id on every request, its latency in the metrics, one structured log line.
+
+    The id is the client's ``X-Request-ID`` when it looks like one, else a new one; it is
+    returned in the response and carried by every log line written while serving the request.
+    The log line names the route, never the path (user ids are personal data) or any header.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.log_requests = settings.LOG_REQUESTS
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        rid = logs.acceptable_request_id(request.headers.get("X-Request-ID")) or uuid.uuid4().hex
+        token = logs.request_id.set(rid)
+        started = time.perf_counter()
+        try:
+            response = self.get_response(request)
+            elapsed = time.perf_counter() - started
+            endpoint = _endpoint(request)
+            method = request.method or ""
+            metrics.http_request_duration.labels(endpoint, method).observe(elapsed)
+            metrics.http_requests.labels(endpoint, method, str(response.status_code)).inc()
+            response["X-Request-ID"] = rid
+            if self.log_requests:
+                principal = getattr(request, "auth", None)
+                request_logger.info(
+                    "%s %s %s",
+                    method,
+                    endpoint,
+                    response.status_code,
+                    extra={
+                        "method": method,
+                        "endpoint": endpoint,
+                        "status": response.status_code,
+                        "duration_ms": round(elapsed * 1000, 3),
+                        "tenant_id": getattr(principal, "tenant_id", None),
+                    },
+                )
+            return response
+        finally:
+            logs.request_id.reset(token)
+
+
+request_logger = logging.getLogger("handover.request")
+
+
+def _endpoint(request: HttpRequest) -> str:
+    match = request.resolver_match
+    if match is None:
+        return "unmatched"
+    if match.app_name == "admin":
+        return "admin"
+    return match.url_name or "other"

@@ -1,6 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api import observability
 from api.v1 import agents, facts, health, runs, search, sessions, users
 
 app_name = "api"
@@ -60,4 +61,5 @@ urlpatterns = [
     path("v1/entities/<str:entity_id>/unpin", facts.EntityUnpinApi.as_view(), name="entity-unpin"),
     path("healthz", health.HealthzApi.as_view(), name="healthz"),
     path("readyz", health.ReadyzApi.as_view(), name="readyz"),
+    path("metrics", observability.metrics_view, name="metrics"),
 ]

@@ -75,6 +75,15 @@ def string_list(name: str, default: list[str]) -> list[str]:
     return items
 
 
+def choice(name: str, default: str, *, choices: tuple[str, ...]) -> str:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} must be one of {', '.join(choices)}")
+    return value
+
+
 def url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
     value = _raw(name) or default
     scheme = value.split("://", 1)[0] if "://" in value else ""

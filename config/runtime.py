@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -198,6 +199,13 @@ def command_run(host: str, port: int, workers: int, threads: int, concurrency: i
         base_url = f"http://{host}:{port}"
         credentials = var / "demo-credentials.json"
         manage(child_env, "demo_setup", "--base-url", base_url, "--write", str(credentials))
+        if not child_env.get("PROMETHEUS_MULTIPROC_DIR"):
+            # gunicorn's workers and Celery's pool write their metrics here; /metrics adds them
+            # up. Emptied first: what a previous run counted is not this run's.
+            metrics_dir = var / "metrics"
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+            metrics_dir.mkdir(parents=True)
+            child_env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
 
         children: list[subprocess.Popen[bytes]] = []
 

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "api.middleware.TenantScopeMiddleware",
+    "api.middleware.RequestContextMiddleware",
     "api.middleware.ServerTimingMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -165,6 +166,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # With acks_late on Redis a task unacknowledged for this long is delivered again; it must be
 # longer than the longest task.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Workers log through LOGGING below (JSON, with task and request ids), not Celery's own setup.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Every periodic job, in one place (docs/gdpr.md). `make run` runs beat inside its worker (-B);
 # in production run exactly one `celery -A config beat` next to the workers.
@@ -227,10 +230,37 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/v1",
 }
 
+
+# --- Observability (docs/observability.md, ADR 0019) -------------------------------------------
+
+# /metrics is open unless this is set; then it wants "Authorization: Bearer <METRICS_TOKEN>".
+METRICS_TOKEN = env.string("METRICS_TOKEN")
+# Shared by every process of a machine (gunicorn workers, Celery's pool); `make run` sets it.
+PROMETHEUS_MULTIPROC_DIR = env.string("PROMETHEUS_MULTIPROC_DIR")
+LOG_FORMAT = env.choice("LOG_FORMAT", "json", choices=("json", "plain"))
+# One line per request (route, status, duration, request id); the access log without the path.
+LOG_REQUESTS = env.boolean("LOG_REQUESTS", True)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_id": {"()": "config.logs.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "config.logs.JsonFormatter"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env.string("LOG_LEVEL", "INFO")},
+    # httpx2 logs every request at INFO (the MCP server and the client use it): too chatty.
+    "loggers": {
+        "httpx2": {"level": "WARNING"},
+        # A 4xx is in the request log already; this one would add the path (personal data).
+        "django.request": {"level": "ERROR"},
+    },
 }

@@ -5,6 +5,7 @@ import logging
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config import metrics
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
 from memory.models import EndUser
@@ -93,7 +94,7 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         return None
     run = ExtractionRun.objects.get(pk=run_id)
     try:
-        return pipeline.execute(run)
+        finished = pipeline.execute(run)
     except pipeline.Busy:
         logger.info("run %s: another run holds the user's lock; it finishes the work", run_id)
         return None
@@ -109,13 +110,17 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
             status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
         )
+        metrics.extraction_run_observed("retrying")  # back to pending; the task retries it
         raise
+    metrics.extraction_run_observed(finished.status, finished.timings, finished.counts)
+    return finished
 
 
 def extraction_run_fail(*, run_id: int, error: str) -> ExtractionRun:
     ExtractionRun.objects.filter(pk=run_id).update(
         status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000]
     )
+    metrics.extraction_run_observed(RunStatus.FAILED)
     return ExtractionRun.objects.get(pk=run_id)
 
 

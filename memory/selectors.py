@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from config import metrics
 from memory.hot import hot_cache_get, hot_cache_key
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.rendering import Packed, context_block_render, pack, stable_block_render
@@ -132,11 +133,11 @@ def hot_document_cached(
     document = hot_cache_get(
         hot_cache_key(tenant_id=tenant_id, agent_slug=agent_slug, user_external_id=user_external_id)
     )
-    if document is None:
-        return None
-    expires = document.get("expires_next_at")
-    if expires is not None and expires <= timezone.now().astimezone(datetime.UTC).isoformat():
-        return None  # an ephemeral fact ran out: the caller rebuilds
+    if document is not None:
+        expires = document.get("expires_next_at")
+        if expires is not None and expires <= timezone.now().astimezone(datetime.UTC).isoformat():
+            document = None  # an ephemeral fact ran out: the caller rebuilds
+    metrics.hot_cache_read(hit=document is not None)
     return document
 
 

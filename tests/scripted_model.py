@@ -1,5 +1,9 @@
 """A scripted OpenAI-compatible chat server on loopback, for testing the `openai` extractor
-over real HTTP. Answers by the JSON Schema name the client asked for ("facts" or "units")."""
+over real HTTP. Answers by the JSON Schema name the client asked for ("facts" or "units").
+
+A chat request without ``response_format`` (an agent's turn, as in examples/) is answered from
+the "chat" script: ``("say", "text")`` or ``("tool_call", {"name": ..., "arguments": {...}})``;
+with nothing scripted, it says "OK."."""
 
 from __future__ import annotations
 
@@ -33,6 +37,16 @@ class ScriptedModel:
                         for i, v in enumerate(vectors)
                     ]
                     self._send(200, {"object": "list", "data": data, "model": body["model"]})
+                    return
+                if "response_format" not in body:
+                    chat: tuple[str, Any] = ("say", "OK.")
+                    kind, payload = (
+                        model.scripts["chat"].popleft() if model.scripts["chat"] else chat
+                    )
+                    if kind == "tool_call":
+                        self._send(200, model.tool_call(payload["name"], payload["arguments"]))
+                    else:
+                        self._send(200, model.completion(payload, raw=True))
                     return
                 name = body["response_format"]["json_schema"]["name"]
                 required = body["response_format"]["json_schema"]["schema"]["required"][0]
@@ -81,6 +95,20 @@ class ScriptedModel:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content if raw else json.dumps(content)},
                          "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+        }  # fmt: skip
+
+    def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        call = {
+            "id": f"call_{len(self.requests)}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        return {
+            "id": "scripted",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                         "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 10, "total_tokens": 130},
         }  # fmt: skip
 
     def script(self, name: str, *steps: tuple[str, Any]) -> None:

@@ -91,6 +91,15 @@ def test_run_serves_demo_and_a_second_run_reuses_data_and_credentials(tmp_path: 
         assert status == 200 and [a["slug"] for a in agents] == [credentials["agent"]]
         assert _get(f"{base}/v1/agents")[0] == 401
 
+        # Metrics: gunicorn's workers count into var/metrics and /metrics adds them up.
+        with urllib.request.urlopen(f"{base}/metrics", timeout=5) as response:
+            scraped = response.read().decode()
+        assert (
+            'handover_http_requests_total{endpoint="agent-list",method="GET",status="200"} 1.0'
+            in scraped
+        )
+        assert any((var / "metrics").glob("counter_*.db"))
+
         # The worker is up and consuming from the real broker.
         broker = Celery(broker=f"redis+socket://{var / 'redis' / 'redis.sock'}")
         replies: list[Any] = []

@@ -3,6 +3,7 @@ then the extracted facts show up at session start; then an erase runs to the end
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -74,13 +75,13 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
             f"Please also remember detail number {i} about parking, lifts and power backup."
             for i in range(10)
         ]
+        request_ids = set()
         for line in lines:
-            assert (
-                client.post(
-                    f"/v1/sessions/{session}/turns", {"role": "user", "text": line}, format="json"
-                ).status_code
-                == 201
+            appended = client.post(
+                f"/v1/sessions/{session}/turns", {"role": "user", "text": line}, format="json"
             )
+            assert appended.status_code == 201
+            request_ids.add(appended["X-Request-ID"])
 
         deadline = time.monotonic() + 30
         body: dict[str, Any] = {}
@@ -99,6 +100,13 @@ def test_worker_extracts_after_the_threshold_and_session_start_shows_it(
             worker_log
         )
         assert body["profile"]["city"]["value_text"] == "Pune"
+        # The worker logs JSON too; the task's lines carry its id and the id of the request
+        # (the append that crossed the threshold) that sent it.
+        logged = [json.loads(line) for line in (tmp_path / "worker.log").read_text().splitlines()
+                  if line.startswith("{")]  # fmt: skip
+        done = [entry for entry in logged if entry["logger"] == "celery.app.trace"]
+        assert done and done[0]["task_id"] == done[0]["data"]["id"], done
+        assert done[0]["request_id"] in request_ids, (done, request_ids)
         assert "## Current facts" in body["context_block"] and "₹80 lakh" in body["context_block"]
 
         model, raw = api_key_create(tenant=tenant_a, name="op", role=KeyRole.OPERATOR, actor="t")

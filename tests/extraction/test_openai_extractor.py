@@ -131,3 +131,19 @@ def test_the_abstractive_summary_keeps_only_traceable_sentences(
         r for r in model.requests if r["response_format"]["json_schema"]["name"] == "summary"
     )
     assert asked["messages"][1]["content"] == "U1: On 3 March 2026, Priya's budget is 80 lakhs."
+
+
+def test_run_outcomes_are_counted_in_the_metrics(model: ScriptedModel, run_id: int) -> None:
+    from prometheus_client import REGISTRY
+
+    def runs(status: str) -> float:
+        value = REGISTRY.get_sample_value("handover_extraction_runs_total", {"status": status})
+        return value or 0.0
+
+    before = {status: runs(status) for status in ("retrying", "failed", "succeeded")}
+    model.script("facts", ("status", 503), ("invalid", "not json"))
+    with pytest.raises(RetryableError):
+        extraction_run_execute(run_id=run_id)
+    extraction_run_execute(run_id=run_id)
+    after = {status: runs(status) for status in before}
+    assert {s: after[s] - before[s] for s in before} == {"retrying": 1, "failed": 1, "succeeded": 0}

@@ -1,0 +1,60 @@
+"""Structured logs: one JSON object per line, carrying the request id of the request (or task)
+being served. Configured from settings.LOGGING; see docs/observability.md."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+from contextvars import ContextVar
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+task_id: ContextVar[str | None] = ContextVar("task_id", default=None)  # in a Celery task
+
+# A client's X-Request-ID is kept only if it looks like an id: it ends up in every log line.
+_ACCEPTABLE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+# Attributes every LogRecord has; anything else was passed with extra= and is logged as a field.
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {
+    "message",
+    "asctime",
+    "request_id",
+    "task_id",
+}
+
+
+def acceptable_request_id(value: str | None) -> str | None:
+    return value if value and _ACCEPTABLE_ID.fullmatch(value) else None
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """``{"time", "level", "logger", "message", "request_id"?, "task_id"?, ...extra,
+    "exception"?}``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        moment = datetime.datetime.fromtimestamp(record.created, datetime.UTC)
+        entry: dict[str, object] = {
+            "time": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = getattr(record, "request_id", None) or request_id.get()
+        if rid:
+            entry["request_id"] = rid
+        task = task_id.get()
+        if task:
+            entry["task_id"] = task
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
