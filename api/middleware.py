@@ -8,8 +8,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from tenants.rls import tenant_scope_exit
 from config import logs, metrics
+from tenants.rls import tenant_scope_exit
 
 
 class BodySizeLimitMiddleware:
