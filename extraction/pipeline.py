@@ -55,7 +55,7 @@ _LOCK_NAMESPACE = 0x48564552  # "HVER": keeps our advisory locks apart from anyo
 
 
 class Busy(Exception):
-    """Another run holds this user's lock."""
+    """Another execution holds this user's lock, or has finished this run meanwhile."""
 
 
 class UserErased(Exception):
@@ -66,11 +66,15 @@ class UserErased(Exception):
 before_commit: Callable[[ExtractionRun], None] | None = None
 
 
+def _lock_key(agent_id: int, end_user_id: int) -> int:
+    return (agent_id * 1_000_003 + end_user_id) % (2**31)
+
+
 @contextlib.contextmanager
 def user_lock(agent_id: int, end_user_id: int) -> Iterator[None]:
     """A session-level advisory lock per (agent, user): held for the whole run, released on
     exit, and by PostgreSQL itself if the worker dies (its connection closes)."""
-    key = (agent_id * 1_000_003 + end_user_id) % (2**31)
+    key = _lock_key(agent_id, end_user_id)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_NAMESPACE, key])
         if not cursor.fetchone()[0]:
@@ -80,6 +84,19 @@ def user_lock(agent_id: int, end_user_id: int) -> Iterator[None]:
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_NAMESPACE, key])
+
+
+def user_lock_free(agent_id: int, end_user_id: int) -> bool:
+    """Whether no run holds this user's lock now (a running run without it has no worker)."""
+    key = _lock_key(agent_id, end_user_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # CASE fixes the order: unlock only what this call took.
+            "SELECT CASE WHEN pg_try_advisory_lock(%s, %s) "
+            "THEN pg_advisory_unlock(%s, %s) ELSE false END",
+            [_LOCK_NAMESPACE, key, _LOCK_NAMESPACE, key],
+        )
+        return bool(cursor.fetchone()[0])
 
 
 def _speakers(session: Session, end_user: EndUser, name: str | None) -> tuple[str, str]:
@@ -227,6 +244,10 @@ def execute(run: ExtractionRun) -> ExtractionRun:
               "atomicity_rejects": 0, "archived": 0, "kept": 0}  # fmt: skip
     total_started = time.perf_counter()
     with user_lock(agent.pk, end_user.pk):
+        # A message delivered twice (a re-sent orphan, a broker redelivery) may have claimed
+        # the run while another execution held the lock, which has since finished it.
+        if not ExtractionRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).exists():
+            raise Busy
         document = HotDocument.objects.filter(agent=agent, end_user=end_user).first()
         watermark = document.watermark_turn_id if document else 0
         summary = document.summary if document else ""

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import contextlib
 import logging
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from config import metrics
@@ -16,6 +18,7 @@ logger = logging.getLogger(__name__)
 
 EXTRACTION_TASK = "extraction.run"
 REBUILD_TASK = "extraction.rebuild"
+RECOVER_TASK = "extraction.recover"
 FAILURE_BACKOFF_SECONDS = 600  # after a run fails for good, wait 10 min before scheduling again
 
 
@@ -56,13 +59,46 @@ def extraction_schedule_if_due(
             return None
         run_id = row[0]
         transaction.on_commit(lambda: _enqueue(run_id))
-    return ExtractionRun.objects.get(pk=run_id)
+    return ExtractionRun.objects.filter(pk=run_id).first()  # None: dropped, not enqueued
 
 
 def _enqueue(run_id: int) -> None:
     from extraction.tasks import extraction_run  # the task module imports this one
 
-    extraction_run.delay(run_id)
+    try:
+        extraction_run.delay(run_id)
+    except Exception as exc:  # the broker is down (kombu's OperationalError, a socket error)
+        # The turns are committed and acknowledged; never fail the request for this. Drop the
+        # run that no worker will hear of, so the next append at the threshold schedules again
+        # (level-triggered); a run left behind is re-sent when a worker starts (ADR 0021).
+        logger.warning("run %s not enqueued (%s: %s); dropped", run_id, type(exc).__name__, exc)
+        with contextlib.suppress(DatabaseError):
+            ExtractionRun.objects.filter(pk=run_id, status=RunStatus.PENDING).delete()
+
+
+def extraction_runs_recover() -> list[int]:
+    """Send the open runs no worker is on to the queue again; returns their ids.
+
+    A worker killed outright (SIGKILL, out of memory, a lost host) leaves its run ``running``
+    and its message unacknowledged in the broker until the visibility timeout (an hour); an
+    enqueue lost to a broker outage leaves a run ``pending``. A running run whose user lock is
+    free has no worker. Sending a run twice is harmless: the claim, the user lock and the
+    re-check under it let exactly one execution write (ADR 0009, ADR 0021).
+    """
+    from extraction import pipeline
+
+    orphans = []
+    for run_id, status_, agent_id, end_user_id in ExtractionRun.objects.filter(
+        status__in=[RunStatus.PENDING, RunStatus.RUNNING]
+    ).values_list("pk", "status", "agent_id", "end_user_id"):
+        if status_ == RunStatus.RUNNING and not pipeline.user_lock_free(agent_id, end_user_id):
+            continue  # a live worker holds it
+        orphans.append(run_id)
+    for run_id in orphans:
+        _enqueue(run_id)
+    if orphans:
+        logger.info("re-sent %d open runs no worker was on: %s", len(orphans), orphans)
+    return orphans
 
 
 def extraction_run_request(
@@ -165,8 +201,12 @@ def extraction_rebuild_user(
         Turn.objects.filter(tenant_id=tenant_id, agent=agent, end_user=end_user).update(
             archived_at=None
         )
+        # The summary is in the stable part: a new version, so a cached copy is not trusted.
         HotDocument.objects.filter(agent=agent, end_user=end_user).update(
-            summary="", watermark_turn_id=0
+            summary="",
+            watermark_turn_id=0,
+            version=F("version") + 1,
+            stable_version=F("version") + 1,
         )
     runs: list[ExtractionRun] = []
     while True:

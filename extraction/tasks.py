@@ -3,13 +3,16 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_ready
 
 from extraction.services import (
     EXTRACTION_TASK,
     REBUILD_TASK,
+    RECOVER_TASK,
     extraction_rebuild_user,
     extraction_run_execute,
     extraction_run_fail,
+    extraction_runs_recover,
 )
 
 MAX_RETRIES = 5
@@ -31,3 +34,16 @@ def extraction_run(self: Any, run_id: int) -> None:
 def extraction_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:
     """An operator's rebuild of one user's derived memory, off the request path."""
     extraction_rebuild_user(tenant_id=tenant_id, agent_id=agent_id, end_user_id=end_user_id)
+
+
+@shared_task(name=RECOVER_TASK)
+def extraction_recover() -> None:
+    """Re-send the open runs no worker is on (a worker killed mid-run, a lost enqueue)."""
+    extraction_runs_recover()
+
+
+@worker_ready.connect
+def _recover_on_start(**kwargs: Any) -> None:
+    # A worker that starts is often one that replaces a dead one: pick up what it left. Sent
+    # as a task, so it runs in a pool process with its own database connection.
+    extraction_recover.delay()

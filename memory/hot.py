@@ -9,6 +9,11 @@ Every write stores version N only if Redis holds nothing newer under that key, a
 that repopulates after a miss does the same; so an older copy never overwrites a newer one,
 whatever order concurrent requests finish in. Redis failures degrade to PostgreSQL, never to an
 error.
+
+A write that failed (Redis down, a timeout) leaves an older copy behind, and Redis may come back
+with it (its append-only file). So a reader never trusts a copy by itself: it compares the
+tail's version and the stable part's version with PostgreSQL's, read in the statement that
+opens the session (``hot_document_current``, ADR 0020).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 TTL_SECONDS = 24 * 3600  # idle users fall out of Redis; PostgreSQL is the copy of record
 TAIL_FIELDS = ("recent_turns", "pending_tokens")
+VERSION_FIELDS = ("version", "stable_version")  # kept in each key's "<version>:" prefix
 
 # KEYS: the keys to write. ARGV: version, payload for each key in turn, then the TTL.
 _SET_IF_NEWER = """
@@ -74,14 +80,17 @@ def hot_cache_get(key: str) -> dict[str, Any] | None:
     stable_version, document = _body(stable_raw)
     tail_version, tail = _body(tail_raw)
     document.update(tail)
-    document["version"] = max(stable_version, tail_version)
+    # Every change writes the tail, so its version is the document's; the stable part's may be
+    # older (appends do not rewrite it) and only has to be no older than the last rebuild.
+    document["version"] = tail_version
+    document["stable_version"] = stable_version
     return dict(document)
 
 
 def hot_cache_put(key: str, document: dict[str, Any]) -> bool:
     """Write both parts of a whole document (after a rebuild, or on a cache miss)."""
     version = document["version"]
-    stable = {k: v for k, v in document.items() if k not in TAIL_FIELDS and k != "version"}
+    stable = {k: v for k, v in document.items() if k not in TAIL_FIELDS and k not in VERSION_FIELDS}
     tail = {k: document[k] for k in TAIL_FIELDS}
     return _write({key: (version, stable), f"{key}:tail": (version, tail)})
 

@@ -128,7 +128,11 @@ class HotDocument(models.Model):
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     cache_key = models.CharField(max_length=200, unique=True)
+    # Bumped by every change (an append, a rebuild). The Redis copy is trusted only while its
+    # tail holds ``version`` and its stable part at least ``stable_version`` (ADR 0020).
     version = models.BigIntegerField(default=1)
+    # The version of the last change to the stable part (a rebuild); appends leave it alone.
+    stable_version = models.BigIntegerField(default=0, db_default=0)
     profile = models.JSONField(default=list)
     facts = models.JSONField(default=list)
     possibilities = models.JSONField(default=list)

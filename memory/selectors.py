@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from config import metrics
@@ -26,13 +26,28 @@ def _uuid(value: object, code: str, what: str) -> uuid.UUID:
 
 
 def session_get_for_tenant(
-    *, tenant_id: int, session_id: object, agent_scope: int | None = None
+    *,
+    tenant_id: int,
+    session_id: object,
+    agent_scope: int | None = None,
+    hot_versions: bool = False,
 ) -> Session:
+    """One session with its agent and user. ``hot_versions`` also reads, in the same statement,
+    the versions of the user's hot document (``hot_version``, ``hot_stable_version``; None when
+    it has not been built), for ``hot_document_load(current=...)``."""
     sessions = Session.objects.filter(
         tenant_id=tenant_id, pk=_uuid(session_id, "session_not_found", "session")
     )
     if agent_scope is not None:
         sessions = sessions.filter(agent_id=agent_scope)
+    if hot_versions:
+        hot = HotDocument.objects.filter(
+            agent_id=OuterRef("agent_id"), end_user_id=OuterRef("end_user_id")
+        )
+        sessions = sessions.annotate(
+            hot_version=Subquery(hot.values("version")[:1]),
+            hot_stable_version=Subquery(hot.values("stable_version")[:1]),
+        )
     session = sessions.select_related("agent", "end_user").first()
     if session is None:
         raise NotFound(f"No session {session_id}.", code="session_not_found")
@@ -111,6 +126,7 @@ def entity_list(
 def hot_document_payload(document: HotDocument, *, agent_slug: str) -> dict[str, Any]:
     return {
         "version": document.version,
+        "stable_version": document.stable_version,
         "agent_id": document.agent_id,
         "agent": agent_slug,
         "end_user_id": document.end_user_id,
@@ -139,6 +155,17 @@ def hot_document_cached(
             document = None  # an ephemeral fact ran out: the caller rebuilds
     metrics.hot_cache_read(hit=document is not None)
     return document
+
+
+def hot_document_current(
+    document: dict[str, Any], *, version: int | None, stable_version: int | None
+) -> bool:
+    """Whether a copy read from Redis is PostgreSQL's current document: its tail holds the
+    current version (every change rewrites the tail) and its stable part is no older than the
+    last rebuild. A copy left behind by a failed Redis write fails this (ADR 0020)."""
+    if version is None or stable_version is None:
+        return False  # no document in PostgreSQL: whatever Redis holds is left over
+    return bool(document["version"] == version and document["stable_version"] >= stable_version)
 
 
 def context_pack(

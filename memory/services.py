@@ -28,7 +28,12 @@ from memory.models import (
     Turn,
 )
 from memory.rendering import stable_block_render
-from memory.selectors import entity_list, hot_document_cached, hot_document_payload
+from memory.selectors import (
+    entity_list,
+    hot_document_cached,
+    hot_document_current,
+    hot_document_payload,
+)
 from memory.tokens import count_tokens
 from memory.views import facts_split, iso, turn_view
 from schemas.models import Agent
@@ -194,6 +199,7 @@ def hot_document_rebuild(
         document.stable_block = stable_block_render(summary=document.summary, **parts)
         document.expires_next_at = _next_change(agent, end_user, now)
         document.version += 1
+        document.stable_version = document.version
         document.save()
         payload = hot_document_payload(document, agent_slug=agent.slug)
         transaction.on_commit(lambda: hot_cache_put(document.cache_key, payload))
@@ -221,13 +227,22 @@ def _hot_document_locked(agent: Agent, end_user: EndUser) -> HotDocument:
     return HotDocument.objects.select_for_update().get(agent=agent, end_user=end_user)
 
 
-def hot_document_load(*, agent: Agent, end_user: EndUser) -> dict[str, Any]:
+def hot_document_load(
+    *, agent: Agent, end_user: EndUser, current: tuple[int | None, int | None] | None = None
+) -> dict[str, Any]:
     """The hot document for a read: Redis first; PostgreSQL on a miss (then re-cached);
-    rebuilt first when it has never been built or a fact in it has run out."""
+    rebuilt first when it has never been built or a fact in it has run out.
+
+    ``current``: PostgreSQL's (version, stable_version) of the document, read by the caller's
+    statement; a Redis copy that does not match them is stale and is read past (ADR 0020).
+    """
     cached = hot_document_cached(
         tenant_id=agent.tenant_id, agent_slug=agent.slug, user_external_id=end_user.external_id
     )
-    if cached is not None:
+    if cached is not None and (
+        current is None
+        or hot_document_current(cached, version=current[0], stable_version=current[1])
+    ):
         return cached
     document = HotDocument.objects.filter(
         tenant_id=agent.tenant_id, agent=agent, end_user=end_user
@@ -251,6 +266,10 @@ class SessionOpened:
     created: bool
     started_at: datetime.datetime
     metadata: dict[str, Any]
+    # PostgreSQL's versions of the user's hot document (None before it is built), read in the
+    # same statement, so a Redis copy can be checked against them (ADR 0020).
+    hot_version: int | None = None
+    hot_stable_version: int | None = None
 
 
 def session_open(
@@ -261,7 +280,8 @@ def session_open(
     external_id: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> SessionOpened:
-    """Open a session, or resume the one with this ``external_id``: one statement.
+    """Open a session, or resume the one with this ``external_id``: one statement, which also
+    reads the versions of the user's hot document.
 
     Resuming keeps the stored metadata. An ``external_id`` already used by another user of the
     agent is a Conflict.
@@ -272,21 +292,28 @@ def session_open(
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO memory_session (id, tenant_id, agent_id, end_user_id, external_id, metadata, "
-            "started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
+            "WITH s AS (INSERT INTO memory_session (id, tenant_id, agent_id, end_user_id, external_id, "
+            "metadata, started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
             "ON CONFLICT (agent_id, external_id) WHERE external_id IS NOT NULL "
             "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at, archived_at = NULL "
-            "RETURNING id, end_user_id, started_at, metadata, (xmax = 0)",
+            "RETURNING id, agent_id, end_user_id, started_at, metadata, (xmax = 0) AS created) "
+            "SELECT s.id, s.end_user_id, s.started_at, s.metadata, s.created, h.version, "
+            "h.stable_version FROM s LEFT JOIN memory_hotdocument h "
+            "ON h.agent_id = s.agent_id AND h.end_user_id = s.end_user_id",
             [uuid.uuid4(), tenant_id, agent_id, end_user_id, external_id,
              json.dumps(metadata or {}), now, now],
         )  # fmt: skip
-        session_id, owner_id, started_at, stored_metadata, created = cursor.fetchone()
+        session_id, owner_id, started_at, stored_metadata, created, version, stable = (
+            cursor.fetchone()
+        )
     if owner_id != end_user_id:
         raise Conflict(
             f"Session {external_id!r} belongs to another user of this agent.",
             code="session_user_mismatch",
         )
-    return SessionOpened(session_id, bool(created), started_at, _json(stored_metadata))
+    return SessionOpened(
+        session_id, bool(created), started_at, _json(stored_metadata), version, stable
+    )
 
 
 # --- Turns -------------------------------------------------------------------------------------

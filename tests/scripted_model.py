@@ -18,6 +18,9 @@ from typing import Any
 class ScriptedModel:
     def __init__(self) -> None:
         self.scripts: dict[str, deque[tuple[str, Any]]] = defaultdict(deque)
+        # What every unscripted call gets: None answers empty lists; ("slow", seconds) hangs,
+        # ("invalid", text) answers garbage, ("status", code) fails (bench/faults.py).
+        self.mode: tuple[str, Any] | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         model = self
@@ -51,7 +54,8 @@ class ScriptedModel:
                 name = body["response_format"]["json_schema"]["name"]
                 required = body["response_format"]["json_schema"]["schema"]["required"][0]
                 default: tuple[str, Any] = ("ok", {required: []})
-                step = model.scripts[name].popleft() if model.scripts[name] else default
+                step = model.scripts[name].popleft() if model.scripts[name] else None
+                step = step or model.mode or default
                 kind, payload = step
                 if kind == "status":
                     self._send(payload, {"error": {"message": f"scripted {payload}"}})

@@ -19,6 +19,7 @@ from memory.search import memory_search
 from memory.selectors import (
     context_pack,
     hot_document_cached,
+    hot_document_current,
     session_get_for_tenant,
 )
 from memory.services import (
@@ -132,14 +133,11 @@ class SessionOpenApi(APIView):
         document = hot_document_cached(
             tenant_id=principal.tenant_id, agent_slug=data["agent"], user_external_id=data["user"]
         )
-        if document is None or (
-            principal.agent_id is not None and document["agent_id"] != principal.agent_id
-        ):
-            agent = agent_of(request, data["agent"])
-            end_user = end_user_get_or_create(
-                tenant_id=principal.tenant_id, external_id=data["user"]
-            )
-            document = hot_document_load(agent=agent, end_user=end_user)
+        from_cache = document is not None and (
+            principal.agent_id is None or document["agent_id"] == principal.agent_id
+        )
+        if document is None or not from_cache:
+            document = self._load(request, data)
         opened = session_open(
             tenant_id=principal.tenant_id,
             agent_id=document["agent_id"],
@@ -147,6 +145,12 @@ class SessionOpenApi(APIView):
             external_id=data.get("session"),
             metadata=data["metadata"],
         )
+        if from_cache and not hot_document_current(
+            document, version=opened.hot_version, stable_version=opened.hot_stable_version
+        ):
+            # Redis held an older copy (a write to it failed): PostgreSQL's, re-cached.
+            current = (opened.hot_version, opened.hot_stable_version)
+            document = self._load(request, data, current=current)
         body = {
             "session_id": str(opened.id),
             "created": opened.created,
@@ -167,6 +171,18 @@ class SessionOpenApi(APIView):
         return Response(
             body, status=status.HTTP_201_CREATED if opened.created else status.HTTP_200_OK
         )
+
+    @staticmethod
+    def _load(
+        request: Request,
+        data: dict[str, Any],
+        current: tuple[int | None, int | None] | None = None,
+    ) -> dict[str, Any]:
+        agent = agent_of(request, data["agent"])
+        end_user = end_user_get_or_create(
+            tenant_id=principal_of(request).tenant_id, external_id=data["user"]
+        )
+        return hot_document_load(agent=agent, end_user=end_user, current=current)
 
 
 class TurnInputSerializer(StrictSerializer):
@@ -320,8 +336,13 @@ class ContextPackApi(APIView):
             tenant_id=principal.tenant_id,
             session_id=data["session"],
             agent_scope=principal.agent_id,
+            hot_versions=True,
         )
-        document = hot_document_load(agent=session.agent, end_user=session.end_user)
+        document = hot_document_load(
+            agent=session.agent,
+            end_user=session.end_user,
+            current=(session.hot_version, session.hot_stable_version),  # type: ignore[attr-defined]
+        )
         hits: list[str] = []
         if data.get("query"):
             # Search hits join the volatile part, after the stable prefix, within the budget.
