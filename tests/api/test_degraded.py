@@ -68,7 +68,7 @@ def test_appends_and_session_start_work_from_postgres_while_redis_is_down(
 
 
 def test_turns_appended_while_redis_was_down_are_served_after_it_returns(
-    agent_key: Key, django_assert_num_queries: Any
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
 ) -> None:
     client = agent_key.client()
     session = _open(client)["session_id"]
