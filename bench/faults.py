@@ -122,6 +122,8 @@ class Stack:
         drop = {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "SECRET_KEY", "SECRET_KEY_FILE",
                 "CACHE_KEY_PREFIX", "CELERY_QUEUE", "CELERY_TASK_ALWAYS_EAGER"}  # fmt: skip
         self.env = {k: v for k, v in os.environ.items() if k not in drop}
+        # Bounded load from few keys, far over any per-key limit: the limiter is not under test.
+        self.env.setdefault("API_KEY_RATE_PER_MINUTE", "0")
         self.env.update(
             {
                 "DJANGO_SETTINGS_MODULE": "config.settings",

@@ -217,8 +217,9 @@ STORAGES = {
 API_MAX_BODY_BYTES = env.integer("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 
-# Requests per minute per API key (0: no limit); over it, 429 rate_limited with Retry-After.
-API_KEY_RATE_PER_MINUTE = env.integer("API_KEY_RATE_PER_MINUTE", 6000, minimum=0)
+# Requests per minute per API key (0: no limit; 30,000 = 500/s, far above one agent's needs,
+# low enough to stop a runaway loop); over it, 429 rate_limited with Retry-After.
+API_KEY_RATE_PER_MINUTE = env.integer("API_KEY_RATE_PER_MINUTE", 30_000, minimum=0)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["tenants.authentication.ApiKeyAuthentication"],
