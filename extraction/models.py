@@ -13,6 +13,7 @@ class RunStatus(models.TextChoices):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    PAUSED = "paused"  # the tenant's daily model-token budget was spent; nothing written
 
 
 class ExtractionRun(models.Model):

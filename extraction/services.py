@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import logging
 
+from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from config import metrics
 from extraction.extractors import ExtractionFailed
@@ -40,6 +43,9 @@ def extraction_schedule_if_due(
     """
     if pending_tokens is None or threshold is None or pending_tokens < threshold:
         return None
+    with contextlib.suppress(RedisError):
+        if cache.get(_budget_paused_key(tenant_id)):
+            return None  # the tenant's extraction budget is spent for today: the turns wait
     with transaction.atomic(), connection.cursor() as cursor:
         # A run that failed for good holds automatic scheduling back for a while, so a broken
         # model or a bad turn cannot turn every append into a new failed run.
@@ -111,6 +117,58 @@ def extraction_run_request(
     )  # fmt: skip
 
 
+# --- The tenant's daily extraction budget (model tokens) ------------------------------------
+
+
+def _budget_paused_key(tenant_id: int) -> str:
+    return f"extraction-paused:{tenant_id}:{timezone.now():%Y%m%d}"
+
+
+def extraction_tokens_today(*, tenant_id: int) -> int:
+    """Model tokens (in + out) the tenant's runs have spent since midnight UTC."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(SUM(COALESCE((counts->>'tokens_in')::bigint, 0) "
+            "+ COALESCE((counts->>'tokens_out')::bigint, 0)), 0) FROM extraction_extractionrun "
+            "WHERE tenant_id = %s AND finished_at >= date_trunc('day', now() AT TIME ZONE 'UTC') "
+            "AT TIME ZONE 'UTC'",
+            [tenant_id],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+def extraction_budget_spent(*, tenant_id: int) -> bool:
+    """True when the tenant has a daily cap and has reached it (checked before each run)."""
+    from tenants.models import Tenant
+
+    cap = (
+        Tenant.objects.filter(pk=tenant_id)
+        .values_list("extraction_tokens_per_day", flat=True)
+        .first()
+    )
+    return cap is not None and extraction_tokens_today(tenant_id=tenant_id) >= cap
+
+
+def _until_midnight() -> int:
+    now = timezone.now()
+    midnight = (now + datetime.timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1, int((midnight - now).total_seconds()))
+
+
+def _pause(run_id: int, tenant_id: int) -> ExtractionRun:
+    ExtractionRun.objects.filter(pk=run_id).update(
+        status=RunStatus.PAUSED, finished_at=timezone.now(),
+        error="paused: the tenant's daily extraction token budget is spent; extraction resumes "
+        "after midnight UTC (the turns are kept and extracted then)",
+    )  # fmt: skip
+    # Remembered in Redis until midnight, so appends stop scheduling runs that would pause too.
+    with contextlib.suppress(RedisError):
+        cache.set(_budget_paused_key(tenant_id), 1, _until_midnight())
+    logger.info("run %s paused: tenant %s spent its extraction budget", run_id, tenant_id)
+    return ExtractionRun.objects.get(pk=run_id)
+
+
 def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
     """Claim a run and execute the pipeline.
 
@@ -129,6 +187,8 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         logger.info("run %s is not pending or running; skipped", run_id)
         return None
     run = ExtractionRun.objects.get(pk=run_id)
+    if extraction_budget_spent(tenant_id=run.tenant_id):
+        return _pause(run_id, run.tenant_id)
     try:
         finished = pipeline.execute(run)
     except pipeline.Busy:

@@ -22,6 +22,13 @@ class Tenant(models.Model):
         help_text="With a turn retention: also delete memory units and no-longer-current fact "
         "versions older than it. Off: facts and memory units derived from old turns stay.",
     )
+    extraction_tokens_per_day = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Model tokens (in + out) the tenant's extraction runs may spend per UTC day. "
+        "When spent, extraction pauses until midnight UTC; ingestion and reads go on. "
+        "Empty: no cap (the default; the offline rules extractor spends none).",
+    )
     session_idle_days = models.PositiveIntegerField(
         null=True,
         blank=True,
