@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tenants', '0003_row_level_security'),
+        ("tenants", "0003_row_level_security"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='tenant',
-            name='extraction_tokens_per_day',
-            field=models.PositiveBigIntegerField(blank=True, help_text="Model tokens (in + out) the tenant's extraction runs may spend per UTC day. When spent, extraction pauses until midnight UTC; ingestion and reads go on. Empty: no cap (the default; the offline rules extractor spends none).", null=True),
+            model_name="tenant",
+            name="extraction_tokens_per_day",
+            field=models.PositiveBigIntegerField(
+                blank=True,
+                help_text="Model tokens (in + out) the tenant's extraction runs may spend per UTC day. When spent, extraction pauses until midnight UTC; ingestion and reads go on. Empty: no cap (the default; the offline rules extractor spends none).",
+                null=True,
+            ),
         ),
     ]
