@@ -43,7 +43,8 @@ ROLE_SQL = RunSQL(
         f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{ROLE}') "  # noqa: S608 (constants)
         f"THEN CREATE ROLE {ROLE} NOLOGIN NOINHERIT; END IF; END $$",
         # The connecting role must be able to SET ROLE to it (a superuser always can).
-        f"GRANT {ROLE} TO CURRENT_USER",
+        f"DO $$ BEGIN IF NOT pg_has_role(current_user, '{ROLE}', 'MEMBER') "
+        f"THEN GRANT {ROLE} TO CURRENT_USER; END IF; END $$",
         f"GRANT USAGE ON SCHEMA public TO {ROLE}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {ROLE}",
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {ROLE}",
