@@ -20,7 +20,8 @@ _SCOPED = "_handover_tenant_scope"  # on the connection wrapper: (driver connect
 
 
 def _predicate(column: str) -> str:
-    return f"{column} = NULLIF(current_setting('{SETTING}', true), '')::bigint"
+    # The setting is read once per statement (an InitPlan), not once per row.
+    return f"{column} = (SELECT NULLIF(current_setting('{SETTING}', true), '')::bigint)"
 
 
 def tenant_row_security(table: str, column: str = "tenant_id") -> RunSQL:
