@@ -176,6 +176,8 @@ LIFECYCLE_SWEEP_SECONDS = env.integer("LIFECYCLE_SWEEP_SECONDS", 3600, minimum=6
 CELERY_BEAT_SCHEDULE = {
     "retention": {"task": "memory.retention_sweep", "schedule": LIFECYCLE_SWEEP_SECONDS},
     "tier-down": {"task": "memory.tier_down_sweep", "schedule": LIFECYCLE_SWEEP_SECONDS},
+    # Extraction runs a dead worker left behind (a starting worker also picks them up).
+    "extraction-recover": {"task": "extraction.recover_sweep", "schedule": 300},
 }
 # Rows one step of an erase or a retention sweep deletes per table, in one transaction.
 LIFECYCLE_BATCH_ROWS = env.integer("LIFECYCLE_BATCH_ROWS", 1000, minimum=1)

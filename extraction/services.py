@@ -21,6 +21,9 @@ logger = logging.getLogger(__name__)
 
 EXTRACTION_TASK = "extraction.run"
 REBUILD_TASK = "extraction.rebuild"
+RECOVER_SWEEP_TASK = "extraction.recover_sweep"
+# A pending run older than this is taken for lost (a broker outage ate its message), not queued.
+PENDING_LOST_AFTER = datetime.timedelta(hours=1)
 RECOVER_TASK = "extraction.recover"
 FAILURE_BACKOFF_SECONDS = 600  # after a run fails for good, wait 10 min before scheduling again
 
@@ -82,8 +85,12 @@ def _enqueue(run_id: int) -> None:
             ExtractionRun.objects.filter(pk=run_id, status=RunStatus.PENDING).delete()
 
 
-def extraction_runs_recover() -> list[int]:
+def extraction_runs_recover(*, pending_older_than: datetime.timedelta | None = None) -> list[int]:
     """Send the open runs no worker is on to the queue again; returns their ids.
+
+    ``pending_older_than``: re-send only pending runs created longer ago than this (the
+    periodic sweep, so that a queue that is merely behind is not flooded with copies); None
+    (a worker starting): every pending run.
 
     A worker killed outright (SIGKILL, out of memory, a lost host) leaves its run ``running``
     and its message unacknowledged in the broker until the visibility timeout (an hour); an
@@ -94,11 +101,17 @@ def extraction_runs_recover() -> list[int]:
     from extraction import pipeline
 
     orphans = []
-    for run_id, status_, agent_id, end_user_id in ExtractionRun.objects.filter(
+    for run_id, status_, agent_id, end_user_id, created_at in ExtractionRun.objects.filter(
         status__in=[RunStatus.PENDING, RunStatus.RUNNING]
-    ).values_list("pk", "status", "agent_id", "end_user_id"):
+    ).values_list("pk", "status", "agent_id", "end_user_id", "created_at"):
         if status_ == RunStatus.RUNNING and not pipeline.user_lock_free(agent_id, end_user_id):
             continue  # a live worker holds it
+        if (
+            status_ == RunStatus.PENDING
+            and pending_older_than is not None
+            and (created_at > timezone.now() - pending_older_than)
+        ):
+            continue  # probably still in the queue
         orphans.append(run_id)
     for run_id in orphans:
         _enqueue(run_id)

@@ -7,7 +7,9 @@ from celery.signals import worker_ready
 
 from extraction.services import (
     EXTRACTION_TASK,
+    PENDING_LOST_AFTER,
     REBUILD_TASK,
+    RECOVER_SWEEP_TASK,
     RECOVER_TASK,
     extraction_rebuild_user,
     extraction_run_execute,
@@ -40,6 +42,13 @@ def extraction_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:
 def extraction_recover() -> None:
     """Re-send the open runs no worker is on (a worker killed mid-run, a lost enqueue)."""
     extraction_runs_recover()
+
+
+@shared_task(name=RECOVER_SWEEP_TASK)
+def extraction_recover_sweep() -> None:
+    """Periodic (beat): runs left by a worker that died and was never replaced; pending runs
+    whose message was lost. A queue that is merely behind is left alone."""
+    extraction_runs_recover(pending_older_than=PENDING_LOST_AFTER)
 
 
 @worker_ready.connect

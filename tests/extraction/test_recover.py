@@ -103,3 +103,26 @@ def test_a_second_delivery_that_claimed_during_the_run_writes_nothing(
     with pytest.raises(pipeline.Busy):
         pipeline.execute(ExtractionRun.objects.get(pk=run.pk))
     assert ExtractionRun.objects.get(pk=run.pk).counts == counts
+
+
+def test_the_periodic_sweep_leaves_a_queue_that_is_merely_behind(
+    tenant_a: Tenant, property_agent: Agent, sent: list[int]
+) -> None:
+    from datetime import timedelta
+
+    from extraction.tasks import extraction_recover_sweep
+
+    orphan = _open_run(property_agent, _user(property_agent, "orphan"), RunStatus.RUNNING)
+    queued = _open_run(property_agent, _user(property_agent, "queued"), RunStatus.PENDING)
+    lost = _open_run(property_agent, _user(property_agent, "lost"), RunStatus.PENDING)
+    ExtractionRun.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    extraction_recover_sweep()
+    assert sorted(sent) == sorted([orphan.pk, lost.pk]) and queued.pk not in sent
+
+
+def test_the_sweep_is_on_the_beat_schedule() -> None:
+    from django.conf import settings
+
+    from extraction.services import RECOVER_SWEEP_TASK
+
+    assert any(e["task"] == RECOVER_SWEEP_TASK for e in settings.CELERY_BEAT_SCHEDULE.values())
