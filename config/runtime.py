@@ -303,7 +303,7 @@ def command_run(host: str, port: int, workers: int, threads: int, concurrency: i
         try:
             spawn(
                 gunicorn_command(
-                    host, port, workers, threads, access_log=env.boolean("ACCESS_LOG", True)
+                    host, port, workers, threads, access_log=env.boolean("ACCESS_LOG", False)
                 )
             )
             spawn(
