@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -73,10 +73,6 @@ def _actor(request: HttpRequest) -> str:
 
 def _ref_label(ref: tuple[str, int]) -> str:
     return f"{ref[0][:8]}#{ref[1]}"
-
-
-def _turn_refs(entity: Entity) -> list[str]:
-    return [_ref_label(ref) for ref in _refs_keys(entity)]
 
 
 @admin.register(EndUser)
@@ -172,11 +168,8 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
             (label, SOURCE_COLOURS.get(source, ""), [e for e in current if e.source == source])
             for source, label in CONFIDENCE_GROUPS
         ]
-        history = list(
-            entity_list(agent=agent, end_user=user, status="any").order_by(
-                "key", "valid_from", "recorded_at"
-            )
-        )
+        history = list(entity_list(agent=agent, end_user=user, status="any"))
+        refs = {e.pk: _refs_keys(e) for e in history}
         versions = [
             Version(
                 id=str(e.pk),
@@ -189,11 +182,11 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
                 recorded_at=e.recorded_at,
                 expires_at=e.expires_at,
                 pinned=e.pinned,
-                source_turns=_turn_refs(e),
+                source_turns=[_ref_label(ref) for ref in refs[e.pk]],
             )
             for e in history
         ]
-        turn_texts = self._source_turn_texts(user, history)
+        turn_texts = self._source_turn_texts(user, refs.values())
         as_of_form = AsOfForm(request.GET or None)
         as_of = known_at = None
         if as_of_form.is_valid():
@@ -208,7 +201,7 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
             "pinned": [e for e in current if e.pinned],
             "current_count": len(current),
             "history": [
-                (e, [(_ref_label(k), turn_texts.get(k)) for k in _refs_keys(e)]) for e in history
+                (e, [(_ref_label(k), turn_texts.get(k)) for k in refs[e.pk]]) for e in history
             ],
             "timeline": mark_safe(timeline_svg(versions, now=now)),  # noqa: S308  # escaped inside
             "document": document,
@@ -226,9 +219,9 @@ class EndUserConsoleAdmin(TenantScopedAdmin):
         }
 
     def _source_turn_texts(
-        self, user: EndUser, entities: list[Entity]
+        self, user: EndUser, refs: Iterable[list[tuple[str, int]]]
     ) -> dict[tuple[str, int], str]:
-        wanted = {key for e in entities for key in _refs_keys(e)}
+        wanted = {key for keys in refs for key in keys}
         if not wanted:
             return {}
         sessions = {s for s, _ in wanted}
@@ -409,8 +402,11 @@ def _schema_field(agent: Agent, field_key: str) -> dict[str, Any]:
 
 
 def _error_text(exc: DomainError) -> str:
-    details = [f"{place}: {' '.join(problems)}" for place, problems in (exc.fields or {}).items()]
-    return " ".join([exc.detail, *details])
+    """Every problem at its place; the detail alone when the error names no place (an error
+    with places repeats the first of them in its detail)."""
+    if not exc.fields:
+        return exc.detail
+    return "; ".join(f"{place}: {' '.join(problems)}" for place, problems in exc.fields.items())
 
 
 def _invalid_form(form: Any) -> DomainError:
