@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django_redis import get_redis_connection
 from redis.exceptions import RedisError
 from rest_framework.request import Request
@@ -33,8 +34,7 @@ class ApiKeyRateThrottle(BaseThrottle):
             return True
         now = time.time()
         window = int(now // WINDOW_SECONDS)
-        prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
-        key = f"{prefix}:rate:{principal.key_id}:{window}"
+        key = cache.make_key(f"rate:{principal.key_id}:{window}")  # under the cache's prefix
         try:
             pipe = get_redis_connection("default").pipeline(transaction=False)
             pipe.incr(key)

@@ -15,6 +15,7 @@ from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
 from memory.models import EndUser
 from schemas.models import Agent
+from tenants.models import Tenant
 from tenants.services import audit_record
 
 logger = logging.getLogger(__name__)
@@ -153,8 +154,6 @@ def extraction_tokens_today(*, tenant_id: int) -> int:
 
 def extraction_budget_spent(*, tenant_id: int) -> bool:
     """True when the tenant has a daily cap and has reached it (checked before each run)."""
-    from tenants.models import Tenant
-
     cap = (
         Tenant.objects.filter(pk=tenant_id)
         .values_list("extraction_tokens_per_day", flat=True)

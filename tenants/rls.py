@@ -85,10 +85,10 @@ def tenant_scope_enter(tenant_id: int) -> None:
 
 def tenant_scope_exit() -> None:
     """Back to the connecting role (one round trip); a no-op when the connection is unscoped."""
-    if _scoped_tenant() is None:
-        setattr(connection, _SCOPED, None)
-        return
+    scoped = _scoped_tenant() is not None
     setattr(connection, _SCOPED, None)
+    if not scoped:
+        return
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config(%s, '', false), set_config('role', 'none', false)", [SETTING]
