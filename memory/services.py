@@ -38,7 +38,12 @@ from memory.tokens import count_tokens
 from memory.views import facts_split, iso, turn_view
 from schemas.models import Agent
 from schemas.selectors import schema_active
-from schemas.validation import ValidationFailed, fact_key_parse, fact_value_validate
+from schemas.validation import (
+    ValidationFailed,
+    fact_key_parse,
+    fact_value_validate,
+    text_storable,
+)
 from tenants.errors import Conflict, Invalid, NotFound
 from tenants.services import audit_record
 
@@ -65,16 +70,6 @@ def external_id_validate(value: str, place: str) -> str:
 MAX_METADATA_BYTES = 16_384
 
 
-def _clean_text(text: str) -> bool:
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def metadata_validate(metadata: object, place: str = "metadata") -> dict[str, Any]:
     """Client metadata is stored as JSONB, which holds no NUL and no lone surrogate."""
     if metadata is None:
@@ -84,9 +79,9 @@ def metadata_validate(metadata: object, place: str = "metadata") -> dict[str, An
 
     def walk(value: object) -> bool:
         if isinstance(value, str):
-            return _clean_text(value)
+            return text_storable(value)
         if isinstance(value, dict):
-            return all(_clean_text(str(k)) and walk(v) for k, v in value.items())
+            return all(text_storable(str(k)) and walk(v) for k, v in value.items())
         if isinstance(value, list):
             return all(walk(v) for v in value)
         return True

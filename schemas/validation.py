@@ -418,7 +418,10 @@ def money_text(amount: float, currency: str | None) -> str:
     return f"{currency} {_number_text(amount)}" if currency else _number_text(amount)
 
 
-def _encodable(text: str) -> bool:
+def text_storable(text: str) -> bool:
+    """PostgreSQL text and JSONB hold neither NUL characters nor lone surrogates."""
+    if "\x00" in text:
+        return False
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -436,7 +439,7 @@ def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]
     if type_ == "string":
         if not isinstance(value, str) or not value.strip():
             raise fail("expected a non-empty string")
-        if "\x00" in value or not _encodable(value):
+        if not text_storable(value):
             raise fail("must be valid Unicode text without NUL characters or lone surrogates")
         text = value.strip()
         if len(text) > MAX_VALUE_TEXT:
