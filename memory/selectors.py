@@ -57,7 +57,6 @@ def session_get_for_tenant(
     tenant_id: int,
     session_id: object,
     agent_scope: int | None = None,
-    hot_versions: bool = False,
 ) -> Session:
     """One session with its agent and user, and the versions of the user's hot document
     (``hot_version``, ``hot_stable_version``; None when it has not been built), for

@@ -336,7 +336,6 @@ class ContextPackApi(APIView):
             tenant_id=principal.tenant_id,
             session_id=data["session"],
             agent_scope=principal.agent_id,
-            hot_versions=True,
         )
         document = hot_document_load(
             agent=session.agent,
