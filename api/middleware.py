@@ -6,8 +6,10 @@ import uuid
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from api.exceptions import error_body
 from config import logs, metrics
 from tenants.rls import tenant_scope_exit
 
@@ -24,17 +26,11 @@ class BodySizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return JsonResponse(
-                {"code": "invalid_content_length", "detail": "Content-Length is not a number."},
-                status=400,
+                error_body("invalid_content_length", "Content-Length is not a number."), status=400
             )
         if length > limit:
-            return JsonResponse(
-                {
-                    "code": "request_too_large",
-                    "detail": f"The request body is {length} bytes; the limit is {limit}.",
-                },
-                status=413,
-            )
+            detail = f"The request body is {length} bytes; the limit is {limit}."
+            return JsonResponse(error_body("request_too_large", detail), status=413)
         return self.get_response(request)
 
 
@@ -49,10 +45,6 @@ class ServerTimingMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        import time
-
-        from django.db import connection
-
         spent = [0.0, 0]
 
         def timed(
