@@ -302,24 +302,28 @@ def extraction_operator_request(
     """An operator asks for extraction now: a run over the pending turns, or (``rebuild``) a
     rebuild of the user's derived memory from the whole turn log, in the background. Audited.
 
-    Returns the run scheduled, or None when one is already open (a rebuild cancels it and
-    returns None, as its runs are created as it goes).
+    Returns the run scheduled, or None when one is already open, and then records nothing
+    (a rebuild cancels an open run and returns None, as its runs are created as it goes).
     """
     with transaction.atomic():
+        run = None
+        if rebuild:
+            transaction.on_commit(lambda: _enqueue_rebuild(agent.tenant_id, agent.pk, end_user.pk))
+        else:
+            run = extraction_run_request(
+                tenant_id=agent.tenant_id,
+                agent_id=agent.pk,
+                end_user_id=end_user.pk,
+                trigger="operator",
+            )
+            if run is None:
+                return None
         audit_record(
             tenant=agent.tenant_id, actor=actor,
             action="extraction.rebuild" if rebuild else "extraction.request",
             target_type="end_user", target_id=end_user.pk, after={"agent": agent.slug},
         )  # fmt: skip
-        if rebuild:
-            transaction.on_commit(lambda: _enqueue_rebuild(agent.tenant_id, agent.pk, end_user.pk))
-            return None
-        return extraction_run_request(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.pk,
-            end_user_id=end_user.pk,
-            trigger="operator",
-        )
+        return run
 
 
 def _enqueue_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:

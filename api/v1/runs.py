@@ -15,7 +15,7 @@ from api.permissions import IsOperatorKey
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
 from extraction.selectors import extraction_run_list
-from extraction.services import extraction_run_request
+from extraction.services import extraction_operator_request
 from memory.selectors import end_user_get_for_tenant
 from tenants.errors import Conflict
 
@@ -85,8 +85,8 @@ class RunListApi(APIView):
         end_user = end_user_get_for_tenant(
             tenant_id=principal_of(request).tenant_id, external_id=user
         )
-        run = extraction_run_request(
-            tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=end_user.pk
+        run = extraction_operator_request(
+            agent=agent, end_user=end_user, rebuild=False, actor=principal_of(request).actor
         )
         if run is None:
             raise Conflict("A run for this user is already pending or running.", code="run_open")

@@ -51,6 +51,10 @@ def test_operator_starts_a_run_and_reads_its_figures(operator_key: Key) -> None:
     )
     started = client.post("/v1/users/priya/runs", {"agent": "property"}, format="json")
     assert started.status_code == 202 and started.json()["trigger"] == "operator"
+    # Audited like the console's "Run extraction now": the same service.
+    assert AuditEvent.objects.filter(
+        action="extraction.request", actor=f"api_key:hv_{operator_key.model.prefix}"
+    ).exists()
     runs = client.get("/v1/users/priya/runs", {"agent": "property"}).json()
     assert len(runs) == 1
     run = runs[0]
