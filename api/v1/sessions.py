@@ -145,10 +145,11 @@ class SessionOpenApi(APIView):
             external_id=data.get("session"),
             metadata=data["metadata"],
         )
-        if from_cache and not hot_document_current(
+        if not hot_document_current(
             document, version=opened.hot_version, stable_version=opened.hot_stable_version
         ):
-            # Redis held an older copy (a write to it failed): PostgreSQL's, re-cached.
+            # Redis held an older copy (a write to it failed), read here or by the load above
+            # (Redis may come back between the two reads): PostgreSQL's, re-cached.
             current = (opened.hot_version, opened.hot_stable_version)
             document = self._load(request, data, current=current)
         body = {

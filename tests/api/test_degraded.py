@@ -185,3 +185,30 @@ def test_a_lost_enqueue_never_fails_the_append_and_the_next_append_schedules_aga
     _say(client, session, "and one more")
     run = ExtractionRun.objects.get()
     assert sent == [run.pk] and run.status == "pending"
+
+
+def test_redis_returning_between_the_two_reads_of_a_session_start_serves_no_stale_copy(
+    agent_key: Key, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first read of a session start fails (Redis is down), the load's read a moment
+    later succeeds (Redis is back, with the copy it held before the outage): that copy is
+    checked against PostgreSQL like any other, not served because it came second."""
+    client = agent_key.client()
+    session = _open(client)["session_id"]  # cached now, without the turn below
+    with override_settings(CACHES=DEAD_REDIS):
+        _say(client, session, "Said while Redis was down.")
+    failed_once = [False]
+
+    def first_read_fails(**kwargs: Any) -> Any:
+        if not failed_once[0]:
+            failed_once[0] = True
+            return None  # what a Redis error gives
+        from memory.selectors import hot_document_cached
+
+        return hot_document_cached(**kwargs)
+
+    monkeypatch.setattr("api.v1.sessions.hot_document_cached", first_read_fails)
+    body = _open(client)
+    assert failed_once[0]
+    assert _texts(body) == ["Said while Redis was down."]
+    assert body["hot_version"] == _document().version
