@@ -10,7 +10,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from api.exceptions import error_body
-from config import logs, metrics
+from core import logs, metrics
 from tenants.rls import tenant_scope_exit
 
 

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from api.exceptions import error_body
-from config import metrics
+from core import metrics
 
 _queue = metrics.QueueDepthCollector(
     settings.CELERY_BROKER_URL, settings.CELERY_TASK_DEFAULT_QUEUE or "handover"

@@ -3,7 +3,7 @@ from typing import Any
 
 from celery import Celery, signals
 
-from config import logs
+from core import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

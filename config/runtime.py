@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from config import env
+from core import env
 
 PYTHON = sys.executable
 BASE_DIR = env.BASE_DIR

@@ -1,4 +1,4 @@
-"""Django settings. Every value read from the environment goes through ``config.env``."""
+"""Django settings. Every value read from the environment goes through ``core.env``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 from psycopg.conninfo import conninfo_to_dict
 
-from config import env
+from core import env
 
 BASE_DIR = env.BASE_DIR
 
@@ -258,9 +258,9 @@ LOG_REQUESTS = env.boolean("LOG_REQUESTS", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.logs.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "core.logs.RequestIdFilter"}},
     "formatters": {
-        "json": {"()": "config.logs.JsonFormatter"},
+        "json": {"()": "core.logs.JsonFormatter"},
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     "handlers": {

@@ -42,6 +42,7 @@ from console.forms import (
 )
 from console.schema_diff import schema_diff
 from console.timeline import SOURCE_COLOURS, Version, timeline_svg
+from core.errors import DomainError, Invalid
 from extraction.extractors.openai import facts_json_schema, facts_prompt
 from extraction.models import ExtractionRun
 from extraction.services import extraction_operator_request
@@ -55,7 +56,6 @@ from schemas.selectors import schema_active, schema_list
 from schemas.services import schema_activate, schema_publish
 from schemas.validation import ValidationFailed, schema_fields_validate
 from tenants.admin import CappedCountPaginator, TenantScopedAdmin
-from tenants.errors import DomainError, Invalid
 from tenants.services import actor_for_user
 
 CONFIDENCE_GROUPS = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from core.text import iso
 from extraction.models import ExtractionRun
 from memory.export import CHUNK_ROWS, section_register
 from memory.models import EndUser
-from memory.views import iso
 
 
 def extraction_runs(user: EndUser, agents: dict[int, str]) -> Iterator[dict[str, Any]]:

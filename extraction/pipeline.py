@@ -20,6 +20,8 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.errors import Invalid
+from core.text import sentences
 from extraction.extractors import (
     AcuCandidate,
     Extraction,
@@ -32,7 +34,7 @@ from extraction.extractors import (
 from extraction.models import ExtractionRun, RunStatus
 from extraction.stages.compress import atomicity_problems, content_hash, is_duplicate
 from extraction.stages.smart_keep import smart_keep
-from extraction.stages.summary import summary_fold, summary_split, summary_traceable
+from extraction.stages.summary import summary_fold, summary_traceable
 from memory.embedding import embed
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.services import (
@@ -45,7 +47,6 @@ from memory.services import (
 )
 from schemas.models import Agent
 from schemas.selectors import schema_active
-from tenants.errors import Invalid
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +277,7 @@ def execute(run: ExtractionRun) -> ExtractionRun:
         summarize = getattr(extractor, "summarize", None)
         if summarize is not None and new_texts:
             # Abstractive (a model), but every sentence must cite the lines it rests on.
-            previous = summary_split(summary)
+            previous = sentences(summary)
             proposed = summarize(previous, new_texts, agent.summary_max_tokens, extraction.usage)
             new_summary, untraceable = summary_traceable(
                 proposed,

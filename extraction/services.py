@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from config import metrics
+from core import metrics
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
 from memory.models import EndUser

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime
 import re
 
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 QUESTION_START = re.compile(
     r"^(what|when|where|who|whom|whose|which|why|how|do|does|did|is|are|was|were|can|could|"
     r"would|will|shall|should|may|might|have|has|had|am)\b",
@@ -36,14 +35,6 @@ MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augus
 MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}  # fmt: skip
-
-
-def sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in re.split(r"\n+", text) if p.strip()]
-    out: list[str] = []
-    for part in parts:
-        out.extend(s.strip() for s in SENTENCE.split(part) if s.strip())
-    return out
 
 
 def is_question(sentence: str) -> bool:

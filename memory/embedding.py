@@ -127,7 +127,7 @@ class OpenAIEmbedder:
 @lru_cache(maxsize=1)
 def default_embedder() -> Embedder:
     """The bundled model, unless ``EMBEDDINGS_BASE_URL`` names an endpoint."""
-    from config import env
+    from core import env
 
     base_url = env.string("EMBEDDINGS_BASE_URL")
     if base_url:

@@ -23,9 +23,9 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.errors import NotFound
 from memory.hot import hot_cache_evict
 from memory.models import EndUser, Erasure, ErasureStatus, HotDocument
-from tenants.errors import NotFound
 from tenants.models import AuditEvent
 from tenants.services import audit_record
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.text import iso
 from memory.erasure import audit_events_about
 from memory.models import ACU, EndUser, Entity, HotDocument, Session, Turn
 from memory.rendering import context_block_render
-from memory.views import iso
 from schemas.models import Agent
 from tenants.models import Tenant
 from tenants.services import audit_record

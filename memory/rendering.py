@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.text import sentences
 from memory.tokens import count_tokens
 
 FactView = dict[str, Any]
@@ -136,7 +137,7 @@ def pack(
         take("facts", fact, fact_line(fact))
     if summary.strip():
         # The summary may be cut, but only between sentences.
-        for sentence in _sentences(summary):
+        for sentence in sentences(summary):
             take("summary", sentence, sentence)
     for fact in newest_first(possibilities):
         take("possibilities", fact, fact_line(fact))
@@ -165,9 +166,3 @@ def pack(
         included={name: len(items) for name, items in chosen.items() if items},
         dropped=dropped,
     )
-
-
-def _sentences(text: str) -> list[str]:
-    import re
-
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]

@@ -23,10 +23,10 @@ import numpy as np
 from django.db import connection
 from django.utils import timezone
 
+from core.text import iso
 from memory.embedding import default_embedder, vector_literal
 from memory.models import EndUser, Entity, Session, Status
 from memory.selectors import entity_list
-from memory.views import iso
 from schemas.models import Agent
 
 RRF_K = 60  # the usual constant: rank 1 → 1/61, rank 10 → 1/70

@@ -10,13 +10,14 @@ from django.db import connection
 from django.db.models import Field, Model, Q, QuerySet
 from django.utils import timezone
 
-from config import metrics
+from core import metrics
+from core.errors import NotFound
+from core.text import iso
 from memory.hot import hot_cache_get, hot_cache_key
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.rendering import Packed, context_block_render, pack, stable_block_render
-from memory.views import facts_split, iso, turn_view
+from memory.views import facts_split, turn_view
 from schemas.models import Agent
-from tenants.errors import NotFound
 
 
 def _uuid(value: object, code: str, what: str) -> uuid.UUID:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +13,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from core.errors import Conflict, Invalid, NotFound
+from core.text import iso, sentences, text_storable
 from memory.embedding import vector_literal
 from memory.hot import hot_cache_key, hot_cache_put, hot_cache_put_tail
 from memory.models import (
@@ -35,16 +36,14 @@ from memory.selectors import (
     hot_document_payload,
 )
 from memory.tokens import count_tokens
-from memory.views import facts_split, iso, turn_view
+from memory.views import facts_split, turn_view
 from schemas.models import Agent
 from schemas.selectors import schema_active
 from schemas.validation import (
     ValidationFailed,
     fact_key_parse,
     fact_value_validate,
-    text_storable,
 )
-from tenants.errors import Conflict, Invalid, NotFound
 from tenants.services import audit_record
 
 MAX_TURN_CHARS = 32_000  # ≈ 8,000 tokens: longer is a document, not a turn
@@ -100,14 +99,12 @@ def turn_text_validate(text: str, place: str = "text") -> str:
         raise _invalid(place, "must not be empty")
     if len(text) > MAX_TURN_CHARS:
         raise _invalid(place, f"at most {MAX_TURN_CHARS} characters", code="turn_too_long")
-    if "\x00" in text:
-        raise _invalid(place, "must not contain NUL characters", code="invalid_text")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if not text_storable(text):
         raise _invalid(
-            place, "must be valid Unicode (no lone surrogates)", code="invalid_text"
-        ) from None
+            place,
+            "must be valid Unicode without NUL characters or lone surrogates",
+            code="invalid_text",
+        )
     return text
 
 
@@ -731,7 +728,6 @@ def entity_pin_set(*, entity: Entity, pinned: bool, actor: str) -> Entity:
 
 
 REDACTED = "[redacted]"
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 MIN_NEEDLE_CHARS = 3  # a shorter value ("3", "no") would match memory units that say other things
 
 
@@ -827,7 +823,7 @@ def entity_forget(*, entity: Entity, actor: str, redact_turns: bool = False) -> 
         )
         kept = [
             sentence
-            for sentence in _SENTENCE.split(summary or "")
+            for sentence in sentences(summary or "")
             if sentence
             and sentence not in unit_texts
             and not any(needle in sentence.lower() for needle in needles)

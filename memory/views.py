@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
+from core.text import iso
 from memory.models import Category, Entity, Source, Turn
-
-
-def iso(moment: datetime.datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(datetime.UTC).isoformat()
 
 
 def fact_view(entity: Entity) -> dict[str, Any]:

@@ -9,11 +9,11 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from core.errors import DomainError
 from schemas.models import Agent
 from schemas.services import agent_create, agent_settings_update, agent_update
 from schemas.validation import SETTINGS, ValidationFailed, agent_settings_validate
 from tenants.admin import TenantScopedAdmin
-from tenants.errors import DomainError
 from tenants.services import actor_for_user
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from core.errors import NotFound
 from schemas.models import Agent, ExtractionSchema
-from tenants.errors import NotFound
 
 
 def agent_list(*, tenant_id: int, agent_scope: int | None = None) -> QuerySet[Agent]:

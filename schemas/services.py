@@ -6,11 +6,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
+from core.errors import Conflict, Invalid
 from schemas.defaults import GENERAL_ASSISTANT
 from schemas.models import AGENT_SLUG, Agent, ExtractionSchema
 from schemas.selectors import schema_get
 from schemas.validation import ValidationFailed, agent_settings_validate, schema_fields_validate
-from tenants.errors import Conflict, Invalid
 from tenants.services import audit_record
 
 

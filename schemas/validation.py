@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from core.text import text_storable
+
 CATEGORIES = ("profile", "temporal", "ephemeral")
 TYPES = ("string", "number", "money", "date", "boolean", "enum")
 FIELD_KEYS = ("key", "description", "category", "type", "choices", "ttl_hours", "examples")
@@ -416,17 +418,6 @@ def money_text(amount: float, currency: str | None) -> str:
     if sign:
         return f"{sign}{_number_text(amount)}"
     return f"{currency} {_number_text(amount)}" if currency else _number_text(amount)
-
-
-def text_storable(text: str) -> bool:
-    """PostgreSQL text and JSONB hold neither NUL characters nor lone surrogates."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]:

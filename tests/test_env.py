@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config import env
+from core import env
 
 
 @pytest.mark.parametrize("value", ["ture", "2", "enabled"])

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from api.permissions import IsOperatorKey
 from api.serializers import StrictSerializer
 from api.v1.common import agent_of, principal_of
+from core.errors import Forbidden, Invalid
 from schemas.models import ExtractionSchema
 from schemas.selectors import agent_list, schema_get, schema_list
 from schemas.services import (
@@ -23,7 +24,6 @@ from schemas.services import (
     schema_publish,
 )
 from schemas.validation import SETTINGS
-from tenants.errors import Forbidden, Invalid
 
 _FIELD_FOR = {int: serializers.IntegerField, float: serializers.FloatField,
               bool: serializers.BooleanField, str: serializers.CharField}  # fmt: skip

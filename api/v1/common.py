@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from rest_framework.request import Request
 
+from core.errors import Invalid
 from schemas.models import Agent
 from schemas.selectors import agent_get_by_id_for_tenant, agent_get_for_tenant
-from tenants.errors import Invalid
 from tenants.principal import ApiPrincipal
 
 

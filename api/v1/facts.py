@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
+from core.text import iso
 from memory.models import Entity, Source, Status
 from memory.selectors import end_user_get_for_tenant, entity_get_for_tenant, entity_list
 from memory.services import (
@@ -21,7 +22,6 @@ from memory.services import (
     entity_pin_set,
     entity_upsert,
 )
-from memory.views import iso
 
 
 class EntityOutputSerializer(serializers.Serializer):

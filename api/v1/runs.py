@@ -14,10 +14,10 @@ from rest_framework.views import APIView
 from api.permissions import IsOperatorKey
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
+from core.errors import Conflict
 from extraction.selectors import extraction_run_list
 from extraction.services import extraction_operator_request
 from memory.selectors import end_user_get_for_tenant
-from tenants.errors import Conflict
 
 
 class RunOutputSerializer(serializers.Serializer):

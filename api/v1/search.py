@@ -10,9 +10,9 @@ from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 from api.v1.common import agent_of, principal_of
+from core.errors import NotFound
 from memory.search import memory_search
 from memory.selectors import end_user_get_for_tenant, session_get_for_tenant
-from tenants.errors import NotFound
 
 
 class HitSerializer(serializers.Serializer):

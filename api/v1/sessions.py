@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 from api.v1.common import agent_of, principal_of
+from core.text import iso
 from extraction.services import extraction_schedule_if_due
 from memory.models import Role, Turn
 from memory.rendering import context_block_render
@@ -32,7 +33,6 @@ from memory.services import (
     turn_append,
 )
 from memory.tokens import TOKENIZER
-from memory.views import iso
 
 MAX_BATCH = 500
 MEMORY_TOOL = {

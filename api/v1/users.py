@@ -13,11 +13,11 @@ from rest_framework.views import APIView
 from api.permissions import IsOperatorKey, IsTenantOperatorKey
 from api.serializers import StrictSerializer
 from api.v1.common import principal_of
+from core.text import iso
 from memory.erasure import erasure_get_for_tenant, erasure_request
 from memory.export import user_export_record, user_export_stream
 from memory.models import Erasure
 from memory.selectors import end_user_get_for_tenant
-from memory.views import iso
 
 
 class ErasureOutputSerializer(serializers.Serializer):

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from config import env
+from core import env
 from extraction.extractors import (
     AcuCandidate,
     ExtractionFailed,

@@ -14,6 +14,7 @@ import datetime
 import re
 from typing import Any
 
+from core.text import sentences
 from extraction.extractors import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.text import (
     absolutise,
@@ -24,7 +25,6 @@ from extraction.text import (
     is_hedged,
     is_question,
     resolve_pronouns,
-    sentences,
 )
 from extraction.values import find_emails, find_money, find_numbers, find_phones
 

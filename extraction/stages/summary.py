@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import re
 
+from core.text import sentences
 from extraction.text import MONTHS
 from extraction.values import value_signature
 from memory.tokens import count_tokens
@@ -34,8 +35,7 @@ def _score(sentence: str, newest: datetime.date) -> float:
 
 
 def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str:
-    previous_sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=On \d)", previous.strip()) if s]
-    pool = list(dict.fromkeys(previous_sentences + new_units))
+    pool = list(dict.fromkeys(sentences(previous) + new_units))
     if not pool:
         return ""
     newest = max(_date_of(s) for s in pool)
@@ -49,10 +49,6 @@ def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str
             used += cost
     chosen.sort(key=lambda s: (_date_of(s), pool.index(s)))
     return " ".join(chosen)
-
-
-def summary_split(summary: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+", summary.strip()) if s]
 
 
 def summary_traceable(

@@ -92,7 +92,7 @@ def test_one_scrape_adds_up_every_gunicorn_worker(tmp_path: Path) -> None:
 def test_metrics_serve_reports_what_worker_processes_counted(tmp_path: Path) -> None:
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
     count = (
-        "from config import metrics; "
+        "from core import metrics; "
         "metrics.extraction_run_observed('succeeded', {'total': 1500.0}, {'acus': 4})"
     )
     for _ in range(2):  # two worker processes, one run each

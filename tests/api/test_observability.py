@@ -16,8 +16,8 @@ from django.test import Client
 from django_redis import get_redis_connection
 from prometheus_client.parser import text_string_to_metric_families
 
-from config import logs, metrics
 from config.celery import app
+from core import logs, metrics
 from extraction.services import EXTRACTION_TASK
 from tenants.models import Tenant
 from tests.conftest import Key

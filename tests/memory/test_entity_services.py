@@ -6,11 +6,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from core.errors import Conflict, Invalid
 from memory.models import EndUser, Entity, HotDocument, Status
 from memory.selectors import entity_list
 from memory.services import entity_correct, entity_forget, entity_pin_set, entity_upsert
 from schemas.models import Agent
-from tenants.errors import Conflict, Invalid
 from tenants.models import AuditEvent
 
 UTC = datetime.UTC

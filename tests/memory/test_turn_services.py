@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from core.errors import Conflict, Invalid, NotFound
 from extraction.models import ExtractionRun
 from extraction.services import extraction_schedule_if_due
 from memory.models import EndUser, HotDocument, Session, Turn
@@ -14,7 +15,6 @@ from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from memory.tokens import count_tokens
 from schemas.models import Agent
 from schemas.services import agent_settings_update
-from tenants.errors import Conflict, Invalid, NotFound
 
 
 @pytest.fixture

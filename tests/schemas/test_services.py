@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import Conflict, Invalid, NotFound
 from schemas.models import Agent, ExtractionSchema
 from schemas.services import agent_create, agent_settings_update, schema_activate, schema_publish
-from tenants.errors import Conflict, Invalid, NotFound
 from tenants.models import AuditEvent, Tenant
 
 FIELDS = [

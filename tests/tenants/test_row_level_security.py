@@ -76,7 +76,7 @@ def test_a_forgotten_filter_in_a_view_still_answers_404(
     def careless(*, tenant_id: int, entity_id: object, agent_scope: int | None = None) -> Entity:
         entity = Entity.objects.filter(pk=_uuid(entity_id, "entity_not_found", "entity")).first()
         if entity is None:
-            from tenants.errors import NotFound
+            from core.errors import NotFound
 
             raise NotFound("No entity.", code="entity_not_found")
         return entity

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config import env
+from core import env
 
 
 class Command(BaseCommand):

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.errors import NotFound
 from memory.erasure import (
     erasure_get_for_tenant,
     erasure_request,
@@ -19,7 +20,6 @@ from memory.erasure import (
     erasure_run_to_end,
 )
 from memory.models import Erasure
-from tenants.errors import NotFound
 from tenants.models import Tenant
 
 

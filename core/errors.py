@@ -36,3 +36,8 @@ class Conflict(DomainError):
 
 class Forbidden(DomainError):
     code = "forbidden"
+
+
+def invalid(place: str, message: str, code: str = "invalid") -> Invalid:
+    """The error for one bad input place: ``fields`` maps it to the message."""
+    return Invalid(f"{place}: {message}", code=code, fields={place: [message]})
