@@ -87,10 +87,9 @@ def _hot_keys(end_user_id: int) -> list[str]:
 
 
 def _forget_in_process(end_user_id: int) -> None:
-    from memory import search  # per-process caches of search
+    from memory.search import search_cache_forget_user
 
-    for key in [k for k in search._participants_seen if k[1] == end_user_id]:
-        search._participants_seen.pop(key, None)
+    search_cache_forget_user(end_user_id=end_user_id)
 
 
 def erasure_request(

@@ -234,6 +234,12 @@ def _participants(agent: Agent, user: EndUser) -> set[str]:
     return names
 
 
+def search_cache_forget_user(*, end_user_id: int) -> None:
+    """Drop what this process remembers of a user (their participants' names): after an erase."""
+    for key in [k for k in _participants_seen if k[1] == end_user_id]:
+        _participants_seen.pop(key, None)
+
+
 def _participants_load(agent: Agent, user: EndUser) -> set[str]:
     names: set[str] = set()
     rows = (
