@@ -176,8 +176,8 @@ def test_no_module_is_over_the_size_cap() -> None:
 def test_views_and_pages_read_through_selectors(layer: str) -> None:
     offenders = []
     for path in (ROOT / layer).rglob("*.py"):
-        if "migrations" in path.parts:
-            continue
+        if "migrations" in path.parts or path.name == "selectors.py":
+            continue  # console/selectors.py is where the console's reads live
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if re.search(r"\.objects\.", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}")
