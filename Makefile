@@ -10,11 +10,12 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test lint format manage bench-latency bench-extraction bench-locomo faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-extraction bench-locomo faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
 	@echo "make test    set up and run the whole test suite on real PostgreSQL + Redis"
+	@echo "make test-fast   the suite without the slow tests (browser, faults, gunicorn, worker)"
 	@echo "make lint    ruff, ruff format --check, mypy, makemigrations --check"
 	@echo "make manage ARGS='createsuperuser'   any manage.py command with the services up"
 
@@ -40,6 +41,11 @@ browser:
 
 test: $(STAMP) browser
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
+
+# The edit-test loop: everything but the tests marked slow (they start real processes: the
+# browser, the fault suite, gunicorn, a Celery worker). CI runs `make test`, all of them.
+test-fast: $(STAMP)
+	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 bench-extraction: $(STAMP)
 	$(PY) bench/extraction.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
