@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-extraction bench-locomo faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -59,6 +59,10 @@ screenshots: $(STAMP) browser
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)
+
+# The call-path benchmark on REF and on this tree, alternately, in one run: REF=main make bench-compare
+bench-compare: $(STAMP)
+	$(PY) bench/compare.py --ref $(or $(REF),main) $(if $(ARGS),-- $(ARGS))
 
 # The fault suite (docs/faults.md): its own embedded stack in a temporary directory, broken on
 # purpose; ARGS='--scenarios redis,postgres' or '--quick' for a subset or the test sizes.
