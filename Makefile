@@ -67,7 +67,7 @@ bench-compare: $(STAMP)
 # The fault suite (docs/faults.md): its own embedded stack in a temporary directory, broken on
 # purpose; ARGS='--scenarios redis,postgres' or '--quick' for a subset or the test sizes.
 faults: $(STAMP)
-	$(PY) bench/faults.py $(ARGS)
+	$(PY) -m bench.faults $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -19,7 +19,7 @@ class ScriptedModel:
     def __init__(self) -> None:
         self.scripts: dict[str, deque[tuple[str, Any]]] = defaultdict(deque)
         # What every unscripted call gets: None answers empty lists; ("slow", seconds) hangs,
-        # ("invalid", text) answers garbage, ("status", code) fails (bench/faults.py).
+        # ("invalid", text) answers garbage, ("status", code) fails (bench/faults/).
         self.mode: tuple[str, Any] | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []

@@ -1,4 +1,4 @@
-"""The fault suite (bench/faults.py) at small sizes: one real stack of its own (PostgreSQL, Redis,
+"""The fault suite (bench/faults/) at small sizes: one real stack of its own (PostgreSQL, Redis,
 gunicorn, a Celery worker in a temporary directory), each scenario broken on purpose and counted."""
 
 from __future__ import annotations
