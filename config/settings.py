@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -50,6 +51,8 @@ INSTALLED_APPS = [
     "extraction",
     "console",
     "api",
+    # Last: its signals watch the admin login (docs/security.md).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -65,7 +68,25 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as its docs say: answers a locked-out login attempt with 429.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# The admin login is throttled (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one
+# username, or from one client address, that username / address is locked out for
+# AXES_COOLOFF_MINUTES; every attempt is recorded (the admin's Axes pages). Unlock early with
+# `manage.py axes_reset_username <name>` or `axes_reset_ip <address>` (docs/security.md).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.integer("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env.integer("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# Never the password: axes would otherwise keep the POST data of failed attempts.
+AXES_SENSITIVE_PARAMETERS = ["password", "csrfmiddlewaretoken"]
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

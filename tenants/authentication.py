@@ -31,6 +31,8 @@ PRINCIPAL_CACHE_SECONDS = 300
 UNKNOWN_CACHE_SECONDS = 30
 LAST_USED_RESOLUTION_SECONDS = 60
 _UNKNOWN = "unknown"
+# Compared against when a prefix is unknown: a hash no secret has (not hex).
+_NO_SUCH_KEY = "-" * 64
 
 
 class ApiKeyFailed(exceptions.AuthenticationFailed):
@@ -95,9 +97,11 @@ class ApiKeyAuthentication(BaseAuthentication):
             raise ApiKeyFailed("invalid_api_key", "The API key is not valid.")
         prefix, secret = parsed
         principal = _principal_for(prefix)
-        if principal is None or not hmac.compare_digest(
-            principal.secret_hash, api_key_hash(secret)
-        ):
+        # The same work whether the prefix exists or not, and a constant-time comparison: how
+        # long a refusal takes tells nothing about which part of a guessed key was right.
+        expected = principal.secret_hash if principal is not None else _NO_SUCH_KEY
+        matches = hmac.compare_digest(expected, api_key_hash(secret))
+        if principal is None or not matches:
             raise ApiKeyFailed("invalid_api_key", "The API key is not valid.")
         if principal.revoked:
             raise ApiKeyFailed("revoked_api_key", "The API key has been revoked.")

@@ -102,3 +102,33 @@ def test_authentication_degrades_to_postgres_when_redis_is_down(
     api_key_revoke(api_key=operator_key_a.model, actor="test")
     with override_settings(CACHES=DEAD_REDIS):
         assert _get(operator_key_a.client()).json()["code"] == "revoked_api_key"
+
+
+def test_an_unknown_prefix_costs_the_same_hash_and_constant_time_compare_as_a_wrong_secret(
+    operator_key_a: Key, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Timing must not tell a guessed prefix from a wrong one (issue 16)."""
+    import hmac
+
+    from tenants import authentication
+
+    work: list[str] = []
+    real_hash, real_compare = authentication.api_key_hash, hmac.compare_digest
+    monkeypatch.setattr(
+        authentication, "api_key_hash", lambda s: work.append("hash") or real_hash(s)
+    )
+    monkeypatch.setattr(
+        authentication.hmac,
+        "compare_digest",
+        lambda a, b: work.append("compare") or real_compare(a, b),
+    )
+    prefix = operator_key_a.raw.split("_")[1]
+    for raw, expected in [
+        (f"hv_{prefix}_wrong-secret", ["hash", "compare"]),
+        ("hv_000000000000_wrong-secret", ["hash", "compare"]),
+    ]:
+        work.clear()
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        assert _get(client).status_code == 401
+        assert work == expected, raw
