@@ -50,7 +50,7 @@ def test_entity_upsert_of_a_new_key(
     advisor: Agent, priya: EndUser, django_assert_num_queries: Any
 ) -> None:
     # schema, lock, chain, insert, audit; then the hot-document rebuild (lock, facts, turns,
-    # next change ×2, save) inside the same transaction.
+    # two next-change reads, save) inside the same transaction.
     with django_assert_num_queries(15):
         _, created = _budget(advisor, priya, 50)
     assert created

@@ -1,0 +1,252 @@
+"""``AsyncHandover``: the awaitable client, method for method ``Handover`` (``_sync``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import httpx2
+
+from handover_client import _calls as c
+from handover_client import models as m
+from handover_client._base import BaseClient
+from handover_client._core import (
+    Call,
+    RetryPolicy,
+    parse,
+    retry_delay_for_error,
+    retry_delay_for_response,
+    transport_error,
+)
+from handover_client.errors import HandoverError
+
+T = TypeVar("T")
+
+
+class AsyncHandover(BaseClient):
+    """The same API as ``Handover``, awaitable. ``async with AsyncHandover(...) as hv:``."""
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float | httpx2.Timeout | None = None,
+        max_retries: int = 3,
+        retry: RetryPolicy | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(api_key, base_url, timeout, max_retries, retry)
+        self._http = httpx2.AsyncClient(transport=transport, **self._options)
+
+    async def __aenter__(self) -> AsyncHandover:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _run(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.request(
+                    call.method, call.path, json=call.json, params=call.params
+                )
+            except httpx2.TransportError as error:
+                delay = retry_delay_for_error(self.retry, call, error, attempt)
+                if delay is None:
+                    raise transport_error(error, call) from error
+            else:
+                delay = retry_delay_for_response(self.retry, call, response, attempt)
+                if delay is None:
+                    return parse(call, response)
+            await asyncio.sleep(delay)
+
+    # --- The call path -------------------------------------------------------------------------
+
+    async def open_session(
+        self,
+        agent: str,
+        user: str,
+        *,
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> m.Session:
+        return self._opened(await self._run(c.session_open(agent, user, session, metadata)))
+
+    async def append_turn(
+        self,
+        session_id: str,
+        role: m.Role,
+        text: str,
+        *,
+        seq: int | None = None,
+        occurred_at: c.Time = None,
+    ) -> m.Turn:
+        call, taken = self._turn_call(session_id, role, text, seq, occurred_at)
+        try:
+            turn = await self._run(call)
+        except HandoverError as error:
+            self._failed(session_id, taken, 1, error)
+            raise
+        self.seqs.saw(session_id, turn.seq)
+        return turn
+
+    async def append_turns(
+        self, session_id: str, turns: Sequence[m.TurnInput | dict[str, Any]]
+    ) -> m.TurnBatch:
+        call, taken, count = self._batch_call(session_id, turns)
+        try:
+            batch = await self._run(call)
+        except HandoverError as error:
+            self._failed(session_id, taken, count, error)
+            raise
+        if batch.turns:
+            self.seqs.saw(session_id, max(t.seq for t in batch.turns))
+        return batch
+
+    async def context(
+        self, session_id: str, *, query: str | None = None, budget_tokens: int | None = None
+    ) -> m.PackedContext:
+        return await self._run(c.context(session_id, query, budget_tokens))
+
+    async def search(
+        self,
+        user: str,
+        query: str,
+        *,
+        agent: str | None = None,
+        k: int | None = None,
+        session: str | None = None,
+        explain: bool = False,
+    ) -> m.SearchResult:
+        return await self._run(c.search(user, query, agent, k, session, explain))
+
+    # --- Facts -------------------------------------------------------------------------------
+
+    async def write_fact(
+        self,
+        user: str,
+        key: str,
+        value: Any,
+        *,
+        agent: str | None = None,
+        source: str | None = None,
+        valid_from: c.Time = None,
+        value_text: str | None = None,
+        source_turns: list[Any] | None = None,
+    ) -> m.Entity:
+        call = c.fact_write(user, key, value, agent, source, valid_from, value_text, source_turns)
+        return await self._run(call)
+
+    async def list_entities(
+        self,
+        user: str,
+        *,
+        agent: str | None = None,
+        key: str | None = None,
+        status: str | None = None,
+        as_of: c.Time = None,
+        known_at: c.Time = None,
+    ) -> list[m.Entity]:
+        return await self._run(c.entity_list(user, agent, key, status, as_of, known_at))
+
+    async def get_entity(self, entity_id: str) -> m.Entity:
+        return await self._run(c.entity_get(entity_id))
+
+    async def forget_entity(self, entity_id: str) -> m.Forgotten:
+        return await self._run(c.entity_forget(entity_id))
+
+    async def correct_entity(
+        self,
+        entity_id: str,
+        value: Any,
+        *,
+        valid_from: c.Time = None,
+        source: str | None = None,
+        value_text: str | None = None,
+    ) -> m.Entity:
+        return await self._run(c.entity_correct(entity_id, value, valid_from, source, value_text))
+
+    async def pin_entity(self, entity_id: str) -> m.Entity:
+        return await self._run(c.entity_pin(entity_id, True))
+
+    async def unpin_entity(self, entity_id: str) -> m.Entity:
+        return await self._run(c.entity_pin(entity_id, False))
+
+    # --- Write lane, GDPR ------------------------------------------------------------------
+
+    async def list_runs(self, user: str, *, agent: str | None = None) -> list[m.ExtractionRun]:
+        return await self._run(c.run_list(user, agent))
+
+    async def start_run(self, user: str, *, agent: str | None = None) -> m.ExtractionRun:
+        return await self._run(c.run_start(user, agent))
+
+    async def export_user(self, user: str) -> dict[str, Any]:
+        return await self._run(c.user_export(user))
+
+    async def erase_user(self, user: str) -> m.Erasure:
+        return await self._run(c.user_erase(user))
+
+    async def get_erasure(self, erasure_id: str | int) -> m.Erasure:
+        return await self._run(c.erasure_get(erasure_id))
+
+    # --- Management --------------------------------------------------------------------------
+
+    async def list_agents(self) -> list[m.Agent]:
+        return await self._run(c.agent_list())
+
+    async def create_agent(
+        self,
+        slug: str,
+        name: str,
+        *,
+        description: str | None = None,
+        settings: dict[str, Any] | None = None,
+        schema_fields: list[dict[str, Any]] | None = None,
+    ) -> m.Agent:
+        return await self._run(c.agent_create(slug, name, description, settings, schema_fields))
+
+    async def get_agent(self, slug: str) -> m.Agent:
+        return await self._run(c.agent_get(slug))
+
+    async def update_agent(
+        self, slug: str, *, name: str | None = None, description: str | None = None
+    ) -> m.Agent:
+        return await self._run(c.agent_update(slug, name, description))
+
+    async def get_settings(self, slug: str) -> dict[str, Any]:
+        return await self._run(c.settings_get(slug))
+
+    async def update_settings(self, slug: str, **changes: Any) -> dict[str, Any]:
+        return await self._run(c.settings_update(slug, changes))
+
+    async def list_schemas(self, slug: str) -> list[m.Schema]:
+        return await self._run(c.schema_list(slug))
+
+    async def publish_schema(
+        self,
+        slug: str,
+        fields: list[dict[str, Any]],
+        *,
+        note: str | None = None,
+        activate: bool | None = None,
+    ) -> m.Schema:
+        return await self._run(c.schema_publish(slug, fields, note, activate))
+
+    async def get_schema(self, slug: str, version: int) -> m.Schema:
+        return await self._run(c.schema_get(slug, version))
+
+    async def activate_schema(self, slug: str, version: int) -> m.Schema:
+        return await self._run(c.schema_activate(slug, version))
+
+    async def healthz(self) -> dict[str, Any]:
+        return await self._run(c.healthz())
+
+    async def readyz(self) -> dict[str, Any]:
+        return await self._run(c.readyz())
