@@ -279,7 +279,10 @@ LOG_REQUESTS = env.boolean("LOG_REQUESTS", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.logs.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "core.logs.RequestIdFilter"},
+        "redact_path": {"()": "core.logs.PathRedactFilter"},
+    },
     "formatters": {
         "json": {"()": "core.logs.JsonFormatter"},
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -288,7 +291,8 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id"],
+            # Django's request loggers put the path (user ids) in their lines: the route instead.
+            "filters": ["request_id", "redact_path"],
         }
     },
     "root": {"handlers": ["console"], "level": env.string("LOG_LEVEL", "INFO")},
@@ -296,6 +300,7 @@ LOGGING = {
     "loggers": {
         "httpx2": {"level": "WARNING"},
         # A 4xx is in the request log already; this one would add the path (personal data).
+        # On a 500 its line names the route pattern, not the path (core.logs.PathRedactFilter).
         "django.request": {"level": "ERROR"},
     },
 }

@@ -58,3 +58,30 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+class PathRedactFilter(logging.Filter):
+    """Django's own request loggers (``django.request`` on a 500, ``django.security``) put the
+    request's path in the message and the request on the record; a path carries user ids, which
+    are personal data and never logged (docs/observability.md). This replaces the path with the
+    route pattern (``/v1/users/<path:user>/export``) and drops the request object."""
+
+    WITHHELD = "[path withheld]"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = record.__dict__.pop("request", None)
+        if request is None:
+            return True
+        path = getattr(request, "path", None)
+        match = getattr(request, "resolver_match", None)
+        route = f"/{match.route}" if match is not None and getattr(match, "route", "") else None
+        replacement = route or self.WITHHELD
+        if path:
+            record.msg = str(record.msg).replace(path, replacement)
+            if isinstance(record.args, tuple):
+                record.args = tuple(
+                    arg.replace(path, replacement) if isinstance(arg, str) else arg
+                    for arg in record.args
+                )
+        record.route = replacement
+        return True
