@@ -134,3 +134,18 @@ def json_500(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         error_body("server_error", "Internal error; it has been logged."), status=500
     )
+
+
+def json_400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Django's own 400s (a Host not in ALLOWED_HOSTS, other suspicious requests), as JSON."""
+    from django.core.exceptions import DisallowedHost
+
+    if isinstance(exception, DisallowedHost):
+        body = error_body("invalid_host", "The Host header names no host this service serves.")
+    else:
+        body = error_body("bad_request", "The request could not be understood.")
+    return JsonResponse(body, status=400)
+
+
+def json_403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("forbidden", "Not allowed."), status=403)

@@ -8,3 +8,5 @@ urlpatterns = [
 
 handler404 = "api.exceptions.json_404"
 handler500 = "api.exceptions.json_500"
+handler400 = "api.exceptions.json_400"
+handler403 = "api.exceptions.json_403"
