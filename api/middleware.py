@@ -34,6 +34,22 @@ class BodySizeLimitMiddleware:
         return self.get_response(request)
 
 
+class StorableTextMiddleware:
+    """A NUL character in the path or the query string (``%00``) is a 400 before any view:
+    PostgreSQL text cannot hold one, so no user, agent or fact is ever named with it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path or "%00" in request.META.get("QUERY_STRING", ""):
+            return JsonResponse(
+                error_body("invalid_text", "The path or query contains a NUL character."),
+                status=400,
+            )
+        return self.get_response(request)
+
+
 class ServerTimingMiddleware:
     """``Server-Timing: app;dur=…, db;dur=…;desc="N queries"`` on every response.
 

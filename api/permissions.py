@@ -6,16 +6,26 @@ from rest_framework import exceptions
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
+from tenants.models import KeyRole
 from tenants.principal import ApiPrincipal
 
 
 class HasApiKey(BasePermission):
-    """Any valid key: the agent's call path."""
+    """The agent's call path: agent and operator keys; viewer keys only read.
+
+    A view whose POST only reads (search, context packing) says so with ``reads_only = True``.
+    """
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if not isinstance(request.auth, ApiPrincipal):
+        principal = request.auth
+        if not isinstance(principal, ApiPrincipal):
             raise exceptions.NotAuthenticated(
                 "Send 'Authorization: Bearer <api key>'.", code="missing_api_key"
+            )
+        writes = request.method not in SAFE_METHODS and not getattr(view, "reads_only", False)
+        if writes and principal.role == KeyRole.VIEWER:
+            raise exceptions.PermissionDenied(
+                "A viewer key only reads; use an agent or operator key.", code="permission_denied"
             )
         return True
 

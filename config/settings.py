@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "api.middleware.RequestContextMiddleware",
     "api.middleware.ServerTimingMiddleware",
     "api.middleware.BodySizeLimitMiddleware",
+    "api.middleware.StorableTextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
