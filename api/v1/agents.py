@@ -23,7 +23,7 @@ from schemas.services import (
     schema_activate,
     schema_publish,
 )
-from schemas.validation import SETTINGS
+from schemas.validation import CATEGORIES, SETTINGS, TYPES
 
 _FIELD_FOR = {int: serializers.IntegerField, float: serializers.FloatField,
               bool: serializers.BooleanField, str: serializers.CharField}  # fmt: skip
@@ -38,8 +38,8 @@ SettingsSerializer = type(
 class SchemaFieldSerializer(serializers.Serializer):
     key = serializers.CharField()
     description = serializers.CharField()
-    category = serializers.ChoiceField(choices=["profile", "temporal", "ephemeral"])
-    type = serializers.ChoiceField(choices=["string", "number", "money", "date", "boolean", "enum"])
+    category = serializers.ChoiceField(choices=CATEGORIES)
+    type = serializers.ChoiceField(choices=TYPES)
     choices = serializers.ListField(child=serializers.CharField(), required=False)
     ttl_hours = serializers.IntegerField(required=False)
     examples = serializers.ListField(child=serializers.CharField(), required=False)
