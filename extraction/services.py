@@ -11,6 +11,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from core import metrics
+from core.errors import Conflict
 from extraction import pipeline, queue
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
@@ -303,3 +304,11 @@ def extraction_operator_request(
         )  # fmt: skip
         return run
 
+
+def extraction_run_start(*, agent: Agent, end_user: EndUser, actor: str) -> ExtractionRun:
+    """An operator's run now over the API: ``extraction_operator_request``, where a run that is
+    already open (or one that failed in the last 10 minutes) is a Conflict, not a None."""
+    run = extraction_operator_request(agent=agent, end_user=end_user, rebuild=False, actor=actor)
+    if run is None:
+        raise Conflict("A run for this user is already pending or running.", code="run_open")
+    return run
