@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from celery import Task
+from celery.exceptions import Retry
 
 logger = logging.getLogger(__name__)
 
@@ -22,8 +23,9 @@ MAX_CHAIN_DEPTH = 10_000
 
 
 class RetryingTask(Task):
-    """Retries any exception with exponential backoff; after the last retry ``give_up`` is
-    called with the exception and the task's arguments (record the failure there)."""
+    """Retries any exception with exponential backoff; when the last retry fails too,
+    ``give_up`` is called with the exception and the task's arguments (record the failure
+    there), and the task then fails with that exception."""
 
     abstract = True
     acks_late = True
@@ -36,10 +38,30 @@ class RetryingTask(Task):
     def give_up(self, exc: BaseException, *args: Any, **kwargs: Any) -> None:
         """Override: record that the work failed for good."""
 
-    def on_failure(
-        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
-        self.give_up(exc, *args, **kwargs)
+    def retry(
+        self,
+        args: Any = None,
+        kwargs: Any = None,
+        exc: Exception | None = None,
+        throw: bool = True,
+        eta: Any = None,
+        countdown: Any = None,
+        max_retries: int | None = None,
+        **options: Any,
+    ) -> Any:
+        # autoretry_for calls this on every failure; past max_retries Celery raises ``exc``
+        # again from here. Given up here, not in on_failure: eager mode with
+        # task_eager_propagates (the tests) re-raises before it would call on_failure.
+        try:
+            return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+        except Retry:
+            raise
+        except BaseException as final:
+            # Only "no retries left": not a Reject (the retry could not be sent, which says
+            # nothing about the work) and not a direct call outside Celery.
+            if exc is not None and final is exc and not self.request.called_directly:
+                self.give_up(exc, *(self.request.args or ()), **(self.request.kwargs or {}))
+            raise
 
 
 def requeue(task: Any, *args: Any, depth: int, **kwargs: Any) -> bool:

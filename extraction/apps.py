@@ -8,3 +8,6 @@ class ExtractionConfig(AppConfig):
         from extraction.export import register
 
         register()
+        # Registers the tasks by name in every process, not only in workers (which find them
+        # by autodiscovery): extraction.queue sends them by name, and eager mode runs them.
+        import extraction.tasks  # noqa: F401

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -61,10 +61,6 @@ class Busy(Exception):
 
 class UserErased(Exception):
     """The end user was erased (or is being erased) while the run computed: it writes nothing."""
-
-
-# A test hook: called between the computation and the commit (see the crash-safety test).
-before_commit: Callable[[ExtractionRun], None] | None = None
 
 
 def _lock_key(agent_id: int, end_user_id: int) -> int:
@@ -325,8 +321,6 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             )
             timings["write"] = round((time.perf_counter() - started) * 1000, 2)
             timings["total"] = round((time.perf_counter() - total_started) * 1000, 2)
-            if before_commit is not None:
-                before_commit(run)
             return _finish(run, RunStatus.SUCCEEDED, timings, counts, extraction.usage, schema.version,
                            window[0].id, last)  # fmt: skip
 

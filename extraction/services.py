@@ -5,27 +5,26 @@ import datetime
 import logging
 
 from django.core.cache import cache
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from redis.exceptions import RedisError
 
 from core import metrics
+from core.errors import Conflict
+from extraction import pipeline, queue
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
-from memory.models import EndUser
+from extraction.queue import EXTRACTION_TASK as EXTRACTION_TASK  # its name, for callers
+from memory.models import ACU, EndUser, Entity, HotDocument, Status, Turn
 from schemas.models import Agent
 from tenants.models import Tenant
 from tenants.services import audit_record
 
 logger = logging.getLogger(__name__)
 
-EXTRACTION_TASK = "extraction.run"
-REBUILD_TASK = "extraction.rebuild"
-RECOVER_SWEEP_TASK = "extraction.recover_sweep"
 # A pending run older than this is taken for lost (a broker outage ate its message), not queued.
 PENDING_LOST_AFTER = datetime.timedelta(hours=1)
-RECOVER_TASK = "extraction.recover"
 FAILURE_BACKOFF_SECONDS = 600  # after a run fails for good, wait 10 min before scheduling again
 
 
@@ -68,22 +67,8 @@ def extraction_schedule_if_due(
         if row is None:
             return None
         run_id = row[0]
-        transaction.on_commit(lambda: _enqueue(run_id))
+        queue.run_enqueue(run_id)
     return ExtractionRun.objects.filter(pk=run_id).first()  # None: dropped, not enqueued
-
-
-def _enqueue(run_id: int) -> None:
-    from extraction.tasks import extraction_run  # the task module imports this one
-
-    try:
-        extraction_run.delay(run_id)
-    except Exception as exc:  # the broker is down (kombu's OperationalError, a socket error)
-        # The turns are committed and acknowledged; never fail the request for this. Drop the
-        # run that no worker will hear of, so the next append at the threshold schedules again
-        # (level-triggered); a run left behind is re-sent when a worker starts (ADR 0021).
-        logger.warning("run %s not enqueued (%s: %s); dropped", run_id, type(exc).__name__, exc)
-        with contextlib.suppress(DatabaseError):
-            ExtractionRun.objects.filter(pk=run_id, status=RunStatus.PENDING).delete()
 
 
 def extraction_runs_recover(*, pending_older_than: datetime.timedelta | None = None) -> list[int]:
@@ -99,8 +84,6 @@ def extraction_runs_recover(*, pending_older_than: datetime.timedelta | None = N
     free has no worker. Sending a run twice is harmless: the claim, the user lock and the
     re-check under it let exactly one execution write (ADR 0009, ADR 0021).
     """
-    from extraction import pipeline
-
     orphans = []
     for run_id, status_, agent_id, end_user_id, created_at in ExtractionRun.objects.filter(
         status__in=[RunStatus.PENDING, RunStatus.RUNNING]
@@ -115,7 +98,7 @@ def extraction_runs_recover(*, pending_older_than: datetime.timedelta | None = N
             continue  # probably still in the queue
         orphans.append(run_id)
     for run_id in orphans:
-        _enqueue(run_id)
+        queue.run_send(run_id)
     if orphans:
         logger.info("re-sent %d open runs no worker was on: %s", len(orphans), orphans)
     return orphans
@@ -190,8 +173,6 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
     cannot fix is recorded on the run; any other exception puts the run back to pending and is
     raised, so the Celery task retries it with backoff.
     """
-    from extraction import pipeline
-
     claimed = ExtractionRun.objects.filter(
         pk=run_id, status__in=[RunStatus.PENDING, RunStatus.RUNNING]
     ).update(status=RunStatus.RUNNING, started_at=timezone.now())
@@ -245,10 +226,6 @@ def extraction_rebuild_user(
     or clients (API, operators) are kept; one the lane had superseded becomes active again
     unless the rebuild supersedes it anew. Deterministic with the rules extractor.
     """
-    from extraction import pipeline
-    from memory.models import ACU, EndUser, Entity, HotDocument, Status, Turn
-    from schemas.models import Agent
-
     agent = Agent.objects.get(pk=agent_id, tenant_id=tenant_id)
     end_user = EndUser.objects.get(pk=end_user_id, tenant_id=tenant_id)
     with pipeline.user_lock(agent.pk, end_user.pk), transaction.atomic():
@@ -308,7 +285,9 @@ def extraction_operator_request(
     with transaction.atomic():
         run = None
         if rebuild:
-            transaction.on_commit(lambda: _enqueue_rebuild(agent.tenant_id, agent.pk, end_user.pk))
+            queue.rebuild_enqueue(
+                tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=end_user.pk
+            )
         else:
             run = extraction_run_request(
                 tenant_id=agent.tenant_id,
@@ -326,7 +305,10 @@ def extraction_operator_request(
         return run
 
 
-def _enqueue_rebuild(tenant_id: int, agent_id: int, end_user_id: int) -> None:
-    from extraction.tasks import extraction_rebuild  # the task module imports this one
-
-    extraction_rebuild.delay(tenant_id, agent_id, end_user_id)
+def extraction_run_start(*, agent: Agent, end_user: EndUser, actor: str) -> ExtractionRun:
+    """An operator's run now over the API: ``extraction_operator_request``, where a run that is
+    already open (or one that failed in the last 10 minutes) is a Conflict, not a None."""
+    run = extraction_operator_request(agent=agent, end_user=end_user, rebuild=False, actor=actor)
+    if run is None:
+        raise Conflict("A run for this user is already pending or running.", code="run_open")
+    return run

@@ -1,3 +1,5 @@
+"""Celery tasks of extraction: thin (ids in, one service call). Sent by name (``queue``)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -5,31 +7,28 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
+from core.tasks import RetryingTask
+from extraction.queue import EXTRACTION_TASK, REBUILD_TASK, RECOVER_SWEEP_TASK, RECOVER_TASK
 from extraction.services import (
-    EXTRACTION_TASK,
     PENDING_LOST_AFTER,
-    REBUILD_TASK,
-    RECOVER_SWEEP_TASK,
-    RECOVER_TASK,
     extraction_rebuild_user,
     extraction_run_execute,
     extraction_run_fail,
     extraction_runs_recover,
 )
 
-MAX_RETRIES = 5
+
+class ExtractionRunTask(RetryingTask):
+    """A run that still fails after the last retry is recorded as failed, with the reason."""
+
+    def give_up(self, exc: BaseException, run_id: int) -> None:
+        extraction_run_fail(run_id=run_id, error=f"gave up after {self.max_retries} retries: {exc}")
 
 
-@shared_task(bind=True, name=EXTRACTION_TASK, acks_late=True, max_retries=MAX_RETRIES)
-def extraction_run(self: Any, run_id: int) -> None:
-    """Thin: the run id in, one service call. Retries what may pass, with backoff."""
-    try:
-        extraction_run_execute(run_id=run_id)
-    except Exception as exc:
-        if self.request.retries >= MAX_RETRIES:
-            extraction_run_fail(run_id=run_id, error=f"gave up after {MAX_RETRIES} retries: {exc}")
-            return
-        raise self.retry(exc=exc, countdown=min(300, 5 * 2**self.request.retries)) from exc
+@shared_task(base=ExtractionRunTask, name=EXTRACTION_TASK)
+def extraction_run(run_id: int) -> None:
+    """The run id in, one service call; what it raises is retried with backoff (core.tasks)."""
+    extraction_run_execute(run_id=run_id)
 
 
 @shared_task(name=REBUILD_TASK, acks_late=True)

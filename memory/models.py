@@ -13,6 +13,7 @@ from django.db import models
 from pgvector.django import VectorField
 
 from schemas.models import Agent
+from schemas.validation import Category
 from tenants.models import Tenant
 
 EMBEDDING_DIMENSIONS = 384  # all-MiniLM-L6-v2 / bge-small class models
@@ -156,12 +157,6 @@ class HotDocument(models.Model):
         return f"hot {self.agent_id}/{self.end_user_id} v{self.version}"
 
 
-class Category(models.TextChoices):
-    PROFILE = "profile"
-    TEMPORAL = "temporal"
-    EPHEMERAL = "ephemeral"
-
-
 class Source(models.TextChoices):
     EXPLICIT = "explicit", "Explicit (the user said it)"
     CONFIRMED = "confirmed", "Confirmed (the user confirmed it)"
@@ -190,7 +185,10 @@ class Entity(models.Model):
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=200, help_text="Schema field, optionally ':qualifier'")
     field = models.CharField(max_length=63)
-    category = models.CharField(max_length=16, choices=Category.choices)
+    # Labels as Django's TextChoices spells them ("Profile"), so the migrated choices stand.
+    category = models.CharField(
+        max_length=16, choices=[(c.value, c.name.title()) for c in Category]
+    )
     value = models.JSONField()
     value_text = models.CharField(max_length=1000)
     source = models.CharField(max_length=16, choices=Source.choices)

@@ -6,24 +6,12 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from core.errors import Conflict, Invalid
+from core.errors import Conflict, invalid
 from schemas.defaults import GENERAL_ASSISTANT
 from schemas.models import AGENT_SLUG, Agent, ExtractionSchema
 from schemas.selectors import schema_get
 from schemas.validation import ValidationFailed, agent_settings_validate, schema_fields_validate
 from tenants.services import audit_record
-
-
-def _invalid(exc: ValidationFailed, prefix: str = "", *, fields_as: str = "fields") -> Invalid:
-    fields = {
-        prefix
-        + (
-            fields_as + place.removeprefix("fields") if place.startswith("fields") else place
-        ): messages
-        for place, messages in exc.errors.items()
-    }
-    first_place, first_messages = next(iter(fields.items()))
-    return Invalid(f"{first_place}: {first_messages[0]}", code="invalid", fields=fields)
 
 
 @transaction.atomic
@@ -41,17 +29,17 @@ def agent_create(
     try:
         AGENT_SLUG(slug)
     except ValidationError as exc:
-        raise Invalid(f"slug: {exc.messages[0]}", fields={"slug": exc.messages}) from None
+        raise invalid("slug", exc.messages[0]) from None
     try:
         clean_settings = agent_settings_validate(settings or {})
     except ValidationFailed as exc:
-        raise _invalid(exc, "settings.") from None
+        raise exc.invalid("settings.") from None
     try:
         fields = schema_fields_validate(
             schema_fields if schema_fields is not None else GENERAL_ASSISTANT
         )
     except ValidationFailed as exc:
-        raise _invalid(exc, fields_as="schema_fields") from None
+        raise exc.invalid(fields_as="schema_fields") from None
     try:
         with transaction.atomic():
             agent = Agent.objects.create(
@@ -98,7 +86,7 @@ def agent_settings_update(*, agent: Agent, changes: dict[str, Any], actor: str) 
     try:
         clean = agent_settings_validate(changes, current=current)
     except ValidationFailed as exc:
-        raise _invalid(exc) from None
+        raise exc.invalid() from None
     changed = {name: value for name, value in clean.items() if current[name] != value}
     if changed:
         for name, value in changed.items():
@@ -122,7 +110,7 @@ def schema_publish(
     try:
         clean = schema_fields_validate(fields)
     except ValidationFailed as exc:
-        raise _invalid(exc) from None
+        raise exc.invalid() from None
     # The agent row lock serialises publishers, so version numbers have no gaps or races.
     Agent.objects.select_for_update().filter(pk=agent.pk).first()
     latest = ExtractionSchema.objects.filter(agent=agent).order_by("-version").first()

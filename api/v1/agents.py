@@ -23,7 +23,7 @@ from schemas.services import (
     schema_activate,
     schema_publish,
 )
-from schemas.validation import SETTINGS
+from schemas.validation import CATEGORIES, SETTINGS, TYPES
 
 _FIELD_FOR = {int: serializers.IntegerField, float: serializers.FloatField,
               bool: serializers.BooleanField, str: serializers.CharField}  # fmt: skip
@@ -38,8 +38,8 @@ SettingsSerializer = type(
 class SchemaFieldSerializer(serializers.Serializer):
     key = serializers.CharField()
     description = serializers.CharField()
-    category = serializers.ChoiceField(choices=["profile", "temporal", "ephemeral"])
-    type = serializers.ChoiceField(choices=["string", "number", "money", "date", "boolean", "enum"])
+    category = serializers.ChoiceField(choices=CATEGORIES)
+    type = serializers.ChoiceField(choices=TYPES)
     choices = serializers.ListField(child=serializers.CharField(), required=False)
     ttl_hours = serializers.IntegerField(required=False)
     examples = serializers.ListField(child=serializers.CharField(), required=False)
@@ -63,16 +63,29 @@ class AgentOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-def _raw_object(request: Request, name: str = "body") -> dict[str, Any]:
+def _raw_object(request: Request) -> dict[str, Any]:
+    # The settings are validated by schemas.validation, which names an unknown one; only the
+    # shape is checked here.
     if not isinstance(request.data, dict):
-        raise Invalid(
-            f"{name}: expected a JSON object.", fields={name: ["Expected a JSON object."]}
-        )
+        raise Invalid("body: expected a JSON object.", fields={"body": ["Expected a JSON object."]})
     return request.data
 
 
+class CanCreateAgents(IsOperatorKey):
+    """An operator key, not scoped to one agent, for POST: a scoped key creating agents would
+    reach beyond its agent. Checked before the body is read, like the role."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        super().has_permission(request, view)
+        if request.method == "POST" and principal_of(request).agent_id is not None:
+            raise Forbidden(
+                "A key scoped to one agent cannot create agents.", code="permission_denied"
+            )
+        return True
+
+
 class AgentListApi(APIView):
-    permission_classes = [IsOperatorKey]
+    permission_classes = [CanCreateAgents]
 
     class InputSerializer(StrictSerializer):
         slug = serializers.CharField(max_length=63)
@@ -94,21 +107,10 @@ class AgentListApi(APIView):
     @extend_schema(request=InputSerializer, responses={201: AgentOutputSerializer}, tags=["agents"])
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
-        if principal.agent_id is not None:
-            raise Forbidden(
-                "A key scoped to one agent cannot create agents.", code="permission_denied"
-            )
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
         agent = agent_create(
-            tenant_id=principal.tenant_id,
-            slug=data["slug"],
-            name=data["name"],
-            description=data["description"],
-            settings=data["settings"],
-            schema_fields=data["schema_fields"],
-            actor=principal.actor,
+            tenant_id=principal.tenant_id, actor=principal.actor, **serializer.validated_data
         )
         return Response(AgentOutputSerializer(agent).data, status=status.HTTP_201_CREATED)
 

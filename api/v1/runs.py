@@ -14,10 +14,11 @@ from rest_framework.views import APIView
 from api.permissions import IsOperatorKey
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
-from core.errors import Conflict
 from extraction.selectors import extraction_run_list
-from extraction.services import extraction_operator_request
+from extraction.services import extraction_run_start
+from memory.models import EndUser
 from memory.selectors import end_user_get_for_tenant
+from schemas.models import Agent
 
 
 class RunOutputSerializer(serializers.Serializer):
@@ -42,6 +43,12 @@ class RunOutputSerializer(serializers.Serializer):
         ref_name = "ExtractionRun"
 
 
+def _agent_and_user(request: Request, agent: str | None, user: str) -> tuple[Agent, EndUser]:
+    """The agent named (or the key's own) and the tenant's user: both 404 when not yours."""
+    tenant_id = principal_of(request).tenant_id
+    return agent_of(request, agent), end_user_get_for_tenant(tenant_id=tenant_id, external_id=user)
+
+
 class RunListApi(APIView):
     class QuerySerializer(StrictSerializer):
         agent = StrictCharField(max_length=63, required=False)
@@ -64,10 +71,7 @@ class RunListApi(APIView):
     def get(self, request: Request, user: str) -> Response:
         serializer = self.QuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
-        agent = agent_of(request, serializer.validated_data.get("agent"))
-        end_user = end_user_get_for_tenant(
-            tenant_id=principal_of(request).tenant_id, external_id=user
-        )
+        agent, end_user = _agent_and_user(request, serializer.validated_data.get("agent"), user)
         runs = extraction_run_list(agent=agent, end_user=end_user)
         return Response(RunOutputSerializer(runs, many=True).data)
 
@@ -81,13 +85,8 @@ class RunListApi(APIView):
     def post(self, request: Request, user: str) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        agent = agent_of(request, serializer.validated_data.get("agent"))
-        end_user = end_user_get_for_tenant(
-            tenant_id=principal_of(request).tenant_id, external_id=user
+        agent, end_user = _agent_and_user(request, serializer.validated_data.get("agent"), user)
+        run = extraction_run_start(
+            agent=agent, end_user=end_user, actor=principal_of(request).actor
         )
-        run = extraction_operator_request(
-            agent=agent, end_user=end_user, rebuild=False, actor=principal_of(request).actor
-        )
-        if run is None:
-            raise Conflict("A run for this user is already pending or running.", code="run_open")
         return Response(RunOutputSerializer(run).data, status=status.HTTP_202_ACCEPTED)

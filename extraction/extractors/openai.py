@@ -15,7 +15,7 @@ import urllib.request
 from typing import Any
 
 from core import env
-from extraction.extractors import (
+from extraction.extractors.base import (
     AcuCandidate,
     ExtractionFailed,
     FactCandidate,
@@ -23,9 +23,19 @@ from extraction.extractors import (
     Usage,
     WindowTurn,
 )
+from schemas.validation import VALUE_SHAPES
 
 DEFAULT_TIMEOUT = float(env.string("OPENAI_TIMEOUT") or 30)
 TURNS_PER_CALL = 40
+
+
+def _value_description() -> str:
+    """What a value looks like, per type: "typed: string, number, …, or a choice"."""
+    *first, last = VALUE_SHAPES.values()
+    return f"typed: {', '.join(first)}, or {last}"
+
+
+_VALUE_DESCRIPTION = _value_description()
 
 
 def facts_json_schema(fields: list[dict[str, Any]]) -> dict[str, Any]:
@@ -43,7 +53,7 @@ def facts_json_schema(fields: list[dict[str, Any]]) -> dict[str, Any]:
                     "properties": {
                         "key": {"type": "string", "enum": [f["key"] for f in fields],
                                 "description": "the schema field; add ':qualifier' for one of several values"},
-                        "value": {"description": "typed: string, number, {amount, currency}, YYYY-MM-DD, boolean, or a choice"},
+                        "value": {"description": _VALUE_DESCRIPTION},
                         "source": {"type": "string", "enum": ["explicit", "confirmed", "inferred"]},
                         "seq": {"type": "integer", "description": "seq of the turn that states it"},
                     },

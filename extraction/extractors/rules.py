@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from core.text import sentences
-from extraction.extractors import AcuCandidate, FactCandidate, Usage, WindowTurn
+from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.text import (
     absolutise,
     find_date,
@@ -27,6 +27,7 @@ from extraction.text import (
     resolve_pronouns,
 )
 from extraction.values import find_emails, find_money, find_numbers, find_phones
+from schemas.validation import FieldType
 
 STOPWORDS = set(
     [
@@ -205,26 +206,28 @@ def _value(field: dict[str, Any], sentence: str, today: datetime.date) -> tuple[
     keywords = field_keywords(field)
     at = _mentions(sentence, keywords)
     type_ = field["type"]
-    if type_ == "enum":
+    if type_ == FieldType.ENUM:
         lowered = sentence.lower()
         for choice in field.get("choices") or []:
             if re.search(rf"\b{re.escape(choice.lower())}(s|es)?\b", lowered):
                 return choice, True
         return None
-    if at is None and not (type_ == "string" and field["key"].split("_")[0] in STRING_PATTERNS):
+    if at is None and not (
+        type_ == FieldType.STRING and field["key"].split("_")[0] in STRING_PATTERNS
+    ):
         return None
-    if type_ == "money":
+    if type_ == FieldType.MONEY:
         amounts = find_money(sentence)
         return (amounts[0].value(), True) if amounts else None
-    if type_ == "number":
+    if type_ == FieldType.NUMBER:
         number = _number_value(field, sentence, keywords)
         if number is None:
             return None
         return (int(number) if number.is_integer() else number), True
-    if type_ == "date":
+    if type_ == FieldType.DATE:
         day = find_date(sentence, today)
         return (day.isoformat(), True) if day else None
-    if type_ == "boolean":
+    if type_ == FieldType.BOOLEAN:
         return (not NEGATION.search(sentence)), True
     text = _string_value(field, sentence, at)
     return (text, True) if text else None

@@ -164,6 +164,23 @@ def test_agent_scoped_key_sees_only_its_agent(
     assert scoped.post("/v1/agents", {"slug": "x", "name": "x"}, format="json").status_code == 403
 
 
+@pytest.mark.parametrize("body", [{"slug": "x", "name": "x"}, {"slug": "Not A Slug"}])
+def test_agent_scoped_key_cannot_create_agents_whatever_the_body(
+    tenant_a: Tenant, agent_a: Agent, body: dict[str, Any]
+) -> None:
+    model, raw = api_key_create(
+        tenant=tenant_a, name="scoped", role=KeyRole.OPERATOR, agent_id=agent_a.pk, actor="t"
+    )
+    before = _snapshot()
+    response = Key(model, raw).client().post("/v1/agents", body, format="json")
+    assert response.status_code == 403
+    assert response.json() == {
+        "code": "permission_denied",
+        "detail": "A key scoped to one agent cannot create agents.",
+    }
+    assert _snapshot() == before
+
+
 OUTSIDER_CALLS = [
     ("get", "/v1/agents/advisor", None),
     ("patch", "/v1/agents/advisor", {"name": "taken"}),

@@ -87,3 +87,22 @@ def test_agent_keys_cannot_start_runs_and_outsiders_see_nothing(
         == 404
     )
     assert ExtractionRun.objects.count() == 0
+
+
+def test_a_second_start_while_one_is_open_is_409_and_records_nothing(
+    operator_key: Key, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)  # the first stays open
+    client = operator_key.client()
+    _session(client)
+    first = client.post("/v1/users/priya/runs", {"agent": "property"}, format="json")
+    assert first.status_code == 202 and first.json()["status"] == "pending"
+    audit_before = AuditEvent.objects.count()
+    second = client.post("/v1/users/priya/runs", {"agent": "property"}, format="json")
+    assert second.status_code == 409
+    assert second.json() == {
+        "code": "run_open",
+        "detail": "A run for this user is already pending or running.",
+    }
+    assert list(ExtractionRun.objects.values_list("pk", flat=True)) == [first.json()["id"]]
+    assert AuditEvent.objects.count() == audit_before

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     monkeypatch.setenv("HV_TEST_MODEL_KEY", "sk-test-123")
     server = ScriptedModel()
     yield server

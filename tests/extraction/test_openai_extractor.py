@@ -28,7 +28,7 @@ UNITS = {
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     monkeypatch.setattr("extraction.extractors.openai.DEFAULT_TIMEOUT", 0.5)
     monkeypatch.setenv("HV_TEST_MODEL_KEY", "sk-test-123")
     server = ScriptedModel()

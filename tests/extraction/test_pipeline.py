@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _no_enqueue(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests run the pipeline themselves, at the moment they choose."""
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_budget_scenario_through_the_pipeline(
 
 
 def test_a_crash_before_commit_writes_nothing_and_the_retry_writes_one_set(
-    advisor: Agent, priya: EndUser
+    advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _say(
         advisor,
@@ -133,16 +133,16 @@ def test_a_crash_before_commit_writes_nothing_and_the_retry_writes_one_set(
         ("user", "I have a dog named Max."),
     )
     run = _run(advisor, priya)
+    last_write = pipeline.hot_document_rebuild
 
-    def crash(_: ExtractionRun) -> None:
+    def crash_after_the_last_write(**kwargs: Any) -> Any:
+        last_write(**kwargs)  # facts, units, archive, hot document: all written, uncommitted
         raise RuntimeError("worker died")
 
-    pipeline.before_commit = crash
-    try:
-        with pytest.raises(RuntimeError):
-            extraction_run_execute(run_id=run.pk)
-    finally:
-        pipeline.before_commit = None
+    monkeypatch.setattr(pipeline, "hot_document_rebuild", crash_after_the_last_write)
+    with pytest.raises(RuntimeError):
+        extraction_run_execute(run_id=run.pk)
+    monkeypatch.undo()
     assert _results(priya) == {"entities": [], "acus": []}
     assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.PENDING
     assert HotDocument.objects.get(agent=advisor, end_user=priya).watermark_turn_id == 0

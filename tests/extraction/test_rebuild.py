@@ -19,7 +19,7 @@ WHEN = datetime.datetime(2026, 3, 3, 10, 0, tzinfo=datetime.UTC)
 
 @pytest.fixture(autouse=True)
 def _no_enqueue(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
 
 
 def _state(user: EndUser) -> dict[str, Any]:

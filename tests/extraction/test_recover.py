@@ -123,6 +123,6 @@ def test_the_periodic_sweep_leaves_a_queue_that_is_merely_behind(
 def test_the_sweep_is_on_the_beat_schedule() -> None:
     from django.conf import settings
 
-    from extraction.services import RECOVER_SWEEP_TASK
+    from extraction.queue import RECOVER_SWEEP_TASK
 
     assert any(e["task"] == RECOVER_SWEEP_TASK for e in settings.CELERY_BEAT_SCHEDULE.values())

@@ -46,7 +46,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _no_enqueue(monkeypatch: pytest.MonkeyPatch) -> None:
     """Extraction runs here run when the test says; erase jobs still run (eagerly) on commit."""
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
 
 
 class Subject:
@@ -311,15 +311,19 @@ def test_an_erase_racing_an_extraction_run_leaves_nothing_behind(
             finally:
                 connection.close()
 
-        def before_commit(_: ExtractionRun) -> None:
+        last_write = pipeline.hot_document_rebuild
+
+        def before_commit(**kwargs: Any) -> Any:
+            written = last_write(**kwargs)
             # The run holds its share lock on the user: the erase must wait for our commit.
             thread = threading.Thread(target=erase_from_another_connection)
             thread.start()
             time.sleep(0.5)
             assert thread.is_alive(), "the erase did not wait for the run's transaction"
             threads.append(thread)
+            return written
 
-        monkeypatch.setattr(pipeline, "before_commit", before_commit)
+        monkeypatch.setattr(pipeline, "hot_document_rebuild", before_commit)
 
     outcome = extraction_run_execute(run_id=run.pk)
     for thread in threads:

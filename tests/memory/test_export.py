@@ -49,7 +49,7 @@ def _talk(agent: Agent, user: EndUser, *texts: str, when: datetime.datetime = MA
 def test_export_holds_superseded_expired_and_pinned_facts_and_every_tier(
     advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     hot_document_load(agent=advisor, end_user=priya)
     session = _talk(advisor, priya, "Hi, I'm Priya. My budget is 50 lakhs.", "I live in Pune.")
     run = extraction_run_request(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk)  # fmt: skip

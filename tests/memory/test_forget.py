@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _no_enqueue(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
 
 
 def _extracted(agent: Agent, user: EndUser) -> Entity:

@@ -29,7 +29,7 @@ LINES = [
 def test_a_user_with_50_facts_and_200_turns_holds_under_24_kb_of_redis(
     property_agent: Agent, tenant_a: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     user = EndUser.objects.create(tenant=tenant_a, external_id="priya")
     hot_document_load(agent=property_agent, end_user=user)
     start = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)

@@ -1,0 +1,73 @@
+"""What every extractor takes and gives: the window of turns, fact and unit candidates, usage,
+and the two ways it fails."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class WindowTurn:
+    id: int
+    session_id: str
+    seq: int
+    role: str
+    text: str
+    occurred_at: datetime.datetime
+    speaker: str  # the name "I" refers to in this turn
+    listener: str  # the name "you" refers to
+
+    def ref(self) -> dict[str, Any]:
+        return {"session": self.session_id, "seq": self.seq}
+
+
+@dataclass
+class FactCandidate:
+    key: str
+    value: Any
+    source: str
+    valid_from: datetime.datetime
+    source_turns: list[dict[str, Any]]
+    value_text: str | None = None
+
+
+@dataclass
+class AcuCandidate:
+    text: str
+    session_id: str
+    first_seq: int
+    last_seq: int
+    occurred_at: datetime.datetime
+
+
+@dataclass
+class Usage:
+    model_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass
+class Extraction:
+    facts: list[FactCandidate] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract_facts(
+        self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage
+    ) -> list[FactCandidate]: ...
+
+    def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]: ...
+
+
+class ExtractionFailed(Exception):
+    """A failure that retrying will not fix (a malformed model answer): recorded on the run."""
+
+
+class RetryableError(Exception):
+    """A failure that may pass (timeout, 429, 5xx): the run is retried with backoff."""
