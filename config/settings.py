@@ -9,7 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from psycopg.conninfo import conninfo_to_dict
 
-from core import env
+from core import env, outbound
 
 BASE_DIR = env.BASE_DIR
 
@@ -288,6 +288,24 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+
+# --- Model endpoints: the deployment's, never a tenant's (docs/security.md, ADR 0024) ----------
+
+# The connections the openai extractor may call, each with its URL and the name of the
+# variable holding its key; an agent picks one by name (extractor_connection). Unset: one,
+# "default", from OPENAI_BASE_URL and OPENAI_API_KEY. Private and loopback addresses (a model
+# server on this machine) need "allow_private": true on the connection.
+try:
+    MODEL_CONNECTIONS = outbound.model_connections_parse(
+        env.string("MODEL_CONNECTIONS"),
+        default_base_url=env.url(
+            "OPENAI_BASE_URL", "https://api.openai.com/v1", schemes=("http", "https")
+        ),
+        default_key_env="OPENAI_API_KEY",
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 
 
 # --- Observability (docs/observability.md, ADR 0019) -------------------------------------------

@@ -66,11 +66,10 @@ class Agent(models.Model):
     extractor_model = models.CharField(
         max_length=200, blank=True, default="", help_text=SETTINGS["extractor_model"].help
     )
-    extractor_base_url = models.CharField(
-        max_length=500, blank=True, default="", help_text=SETTINGS["extractor_base_url"].help
-    )
-    extractor_api_key_env = models.CharField(
-        max_length=100, default="OPENAI_API_KEY", help_text=SETTINGS["extractor_api_key_env"].help
+    extractor_connection = models.CharField(
+        max_length=50,
+        default=SETTINGS["extractor_connection"].default,
+        help_text=SETTINGS["extractor_connection"].help,
     )
 
     class Meta:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -11,7 +12,19 @@ from schemas.defaults import GENERAL_ASSISTANT
 from schemas.models import AGENT_SLUG, Agent, ExtractionSchema
 from schemas.selectors import schema_get
 from schemas.validation import ValidationFailed, agent_settings_validate, schema_fields_validate
+from tenants.models import Tenant
 from tenants.services import audit_record
+
+
+def model_connections_for(tenant_id: int) -> list[str]:
+    """The names of the model connections the deployment opened to this tenant."""
+    slug = Tenant.objects.filter(pk=tenant_id).values_list("slug", flat=True).first() or ""
+    return [c.name for c in django_settings.MODEL_CONNECTIONS.values() if c.open_to(slug)]
+
+
+def _connections_if_named(changes: object, tenant_id: int) -> list[str] | None:
+    named = isinstance(changes, dict) and "extractor_connection" in changes
+    return model_connections_for(tenant_id) if named else None
 
 
 @transaction.atomic
@@ -31,7 +44,9 @@ def agent_create(
     except ValidationError as exc:
         raise invalid("slug", exc.messages[0]) from None
     try:
-        clean_settings = agent_settings_validate(settings or {})
+        clean_settings = agent_settings_validate(
+            settings or {}, connections=_connections_if_named(settings, tenant_id)
+        )
     except ValidationFailed as exc:
         raise exc.invalid("settings.") from None
     try:
@@ -84,7 +99,9 @@ def agent_settings_update(*, agent: Agent, changes: dict[str, Any], actor: str) 
     agent = Agent.objects.select_for_update().get(pk=agent.pk, tenant_id=agent.tenant_id)
     current = agent.settings_dict()
     try:
-        clean = agent_settings_validate(changes, current=current)
+        clean = agent_settings_validate(
+            changes, current=current, connections=_connections_if_named(changes, agent.tenant_id)
+        )
     except ValidationFailed as exc:
         raise exc.invalid() from None
     changed = {name: value for name, value in clean.items() if current[name] != value}

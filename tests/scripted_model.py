@@ -16,7 +16,7 @@ from typing import Any
 
 
 class ScriptedModel:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.scripts: dict[str, deque[tuple[str, Any]]] = defaultdict(deque)
         # What every unscripted call gets: None answers empty lists; ("slow", seconds) hangs,
         # ("invalid", text) answers garbage, ("status", code) fails (bench/faults/).
@@ -78,7 +78,7 @@ class ScriptedModel:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -19,6 +19,7 @@ from config import runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_KEY_ENV = "HV_FAULTS_MODEL_KEY"
+MODEL_CONNECTION = "faults-model"
 MODEL_TIMEOUT_SECONDS = 1  # OPENAI_TIMEOUT for the stack: a hung model costs a run 1 s
 
 
@@ -39,6 +40,9 @@ class Stack:
         self.pgdata = self.var / "pgdata"
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        # The deployment's model connection (MODEL_CONNECTIONS) points here before the
+        # scripted model that answers on it exists (the model scenario starts it).
+        self.model_port = _free_port()
         self.web_workers, self.web_threads, self.concurrency = (
             web_workers,
             web_threads,
@@ -82,6 +86,11 @@ class Stack:
                 "ACCESS_LOG": "false",
                 "OPENAI_TIMEOUT": str(MODEL_TIMEOUT_SECONDS),
                 MODEL_KEY_ENV: "sk-faults",
+                # The scripted model the model scenario starts on this port, on loopback.
+                "MODEL_CONNECTIONS": json.dumps({MODEL_CONNECTION: {
+                    "base_url": f"http://127.0.0.1:{self.model_port}/v1",
+                    "api_key_env": MODEL_KEY_ENV, "allow_private": True,
+                }}),
             }
         )
         credentials = self.var / "demo-credentials.json"

@@ -30,13 +30,16 @@ __all__ = [
 
 def extractor_for(agent: Any) -> Extractor:
     if agent.extractor == "openai":
+        from django.conf import settings
+
         from extraction.extractors.openai import OpenAIExtractor
 
-        return OpenAIExtractor(
-            model=agent.extractor_model,
-            base_url=agent.extractor_base_url,
-            api_key_env=agent.extractor_api_key_env,
-        )
+        connection = settings.MODEL_CONNECTIONS.get(agent.extractor_connection)
+        if connection is None or not connection.open_to(agent.tenant.slug):
+            raise ExtractionFailed(
+                f"model connection {agent.extractor_connection!r} is not offered to this tenant"
+            )
+        return OpenAIExtractor(model=agent.extractor_model, connection=connection)
     from extraction.extractors.rules import RulesExtractor
 
     return RulesExtractor()

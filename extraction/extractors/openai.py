@@ -9,12 +9,14 @@ a malformed answer raises ExtractionFailed (recorded on the run, not retried).
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import urllib.error
 import urllib.request
 from typing import Any
 
-from core import env
+from core import env, outbound
+from core.outbound import ModelConnection
 from extraction.extractors.base import (
     AcuCandidate,
     ExtractionFailed,
@@ -25,6 +27,7 @@ from extraction.extractors.base import (
 )
 from schemas.validation import VALUE_SHAPES
 
+logger = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = float(env.string("OPENAI_TIMEOUT") or 30)
 TURNS_PER_CALL = 40
 
@@ -128,12 +131,14 @@ UNITS_PROMPT = (
 class OpenAIExtractor:
     name = "openai"
 
-    def __init__(self, *, model: str, base_url: str = "", api_key_env: str = "OPENAI_API_KEY",
-                 timeout: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, *, model: str, connection: ModelConnection, timeout: float | None = None
+    ) -> None:
         self.model = model
-        default_url = env.string("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        self.base_url = (base_url or default_url).rstrip("/")
-        self.api_key = env.string(api_key_env) or ""
+        self.connection = connection
+        self.base_url = connection.base_url.rstrip("/")
+        # The deployment named the variable (MODEL_CONNECTIONS); a tenant never does.
+        self.api_key = env.string(connection.api_key_env) if connection.api_key_env else ""
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
 
     def _chat(
@@ -148,8 +153,12 @@ class OpenAIExtractor:
                 "json_schema": {"name": name, "schema": schema},
             },
         }
-        if not self.base_url.startswith(("http://", "https://")):
-            raise ExtractionFailed(f"the model base URL {self.base_url!r} is not http(s)")
+        try:
+            outbound.address_check(self.base_url, allow_private=self.connection.allow_private)
+        except outbound.OutboundRefused as refused:
+            raise ExtractionFailed(
+                f"model connection {self.connection.name!r} refused ({refused.code})"
+            ) from None
         request = urllib.request.Request(  # noqa: S310 (scheme checked just above)
             f"{self.base_url}/chat/completions",
             data=json.dumps(body).encode(),
@@ -158,14 +167,19 @@ class OpenAIExtractor:
         )
         usage.model_calls += 1
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (configured URL)
+            with outbound.opener().open(request, timeout=self.timeout) as response:
                 payload = json.loads(response.read())
         except urllib.error.HTTPError as error:
             if error.code == 429 or error.code >= 500:
                 raise RetryableError(f"model endpoint answered {error.code}") from None
-            raise ExtractionFailed(
-                f"model endpoint answered {error.code}: {error.read()[:300]!r}"
-            ) from None
+            # The body stays in the deployment's log: it is the endpoint's text, not the
+            # tenant's to read (it may name the deployment's account or network).
+            logger.warning(
+                "model endpoint refused a request",
+                extra={"status": error.code, "connection": self.connection.name,
+                       "body": error.read()[:300].decode("utf-8", "replace")},
+            )  # fmt: skip
+            raise ExtractionFailed(f"model endpoint answered {error.code}") from None
         except TimeoutError:
             raise RetryableError(
                 f"model endpoint did not answer within {self.timeout:g} s"

@@ -6,7 +6,7 @@ once, for the model, the API and the admin. Pure functions: no ORM, no Django.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,27 +156,26 @@ SETTINGS: dict[str, Setting] = {
         maximum=200,
         help="Model name for the openai extractor (e.g. gpt-4o-mini, or a local vLLM model).",
     ),
-    "extractor_base_url": Setting(
+    "extractor_connection": Setting(
         str,
-        "",
-        maximum=500,
-        help="OpenAI-compatible base URL for the openai extractor, e.g. https://api.openai.com/v1 "
-        "or http://127.0.0.1:8001/v1 (vLLM, Ollama, llama.cpp). Empty: OPENAI_BASE_URL.",
-    ),
-    "extractor_api_key_env": Setting(
-        str,
-        "OPENAI_API_KEY",
-        maximum=100,
-        help="Name of the environment variable holding this agent's model API key. The key "
-        "itself is never stored in the database or shown back.",
+        "default",
+        maximum=50,
+        help="Which model connection the openai extractor calls: one of those the deployment "
+        "configured (MODEL_CONNECTIONS), each with its URL and key. A tenant picks a name; it "
+        "never gives a URL, a key or an environment variable.",
     ),
 }
 
 
 def agent_settings_validate(
-    changes: object, *, current: dict[str, Any] | None = None
+    changes: object,
+    *,
+    current: dict[str, Any] | None = None,
+    connections: Collection[str] | None = None,
 ) -> dict[str, Any]:
-    """Validate a partial update of settings; return the changes with their types normalised."""
+    """Validate a partial update of settings; return the changes with their types normalised.
+
+    ``connections``: the model connections this tenant may use (checked when given)."""
     if not isinstance(changes, dict):
         raise ValidationFailed({"settings": ["must be an object"]})
     errors: dict[str, list[str]] = {}
@@ -194,13 +193,11 @@ def agent_settings_validate(
     merged = {**(current or {}), **clean}
     if merged.get("extractor") == "openai" and not merged.get("extractor_model"):
         errors.setdefault("extractor_model", []).append('is required when extractor is "openai"')
-    base_url = merged.get("extractor_base_url") or ""
-    if base_url and not re.match(r"^https?://[^\s/]+", base_url):
-        errors.setdefault("extractor_base_url", []).append("must be an http:// or https:// URL")
-    key_env = merged.get("extractor_api_key_env")
-    if key_env is not None and not re.match(r"^[A-Z][A-Z0-9_]{0,99}$", key_env):
-        errors.setdefault("extractor_api_key_env", []).append(
-            "must be an environment variable name (A-Z, 0-9, _)"
+    connection = clean.get("extractor_connection")
+    if connection is not None and connections is not None and connection not in connections:
+        known = ", ".join(sorted(connections)) or "none"
+        errors.setdefault("extractor_connection", []).append(
+            f"is not a model connection this deployment offers you (offered: {known})"
         )
     if errors:
         raise ValidationFailed(errors)

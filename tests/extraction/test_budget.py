@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -19,16 +20,21 @@ from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import Tenant
 from tests.extraction.test_openai_extractor import FACTS, UNITS, WHEN
+from core.outbound import ModelConnection
 from tests.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
+def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[ScriptedModel]:
     monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     monkeypatch.setenv("HV_TEST_MODEL_KEY", "sk-test-123")
     server = ScriptedModel()
+    # The deployment's connection to the scripted model on loopback (allowed explicitly).
+    settings.MODEL_CONNECTIONS = {
+        "scripted": ModelConnection("scripted", server.url, "HV_TEST_MODEL_KEY", allow_private=True)
+    }
     yield server
     server.close()
 
@@ -36,8 +42,7 @@ def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
 def _agent(tenant: Tenant, model: ScriptedModel) -> Agent:
     return agent_create(
         tenant_id=tenant.pk, slug="llm", name="LLM", schema_fields=PROPERTY_ADVISOR, actor="t",
-        settings={"extractor": "openai", "extractor_model": "scripted-1", "extractor_base_url": model.url,
-                  "extractor_api_key_env": "HV_TEST_MODEL_KEY"},
+        settings={"extractor": "openai", "extractor_model": "scripted-1", "extractor_connection": "scripted"},
     )  # fmt: skip
 
 

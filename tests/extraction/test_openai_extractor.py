@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
 from schemas.services import agent_create
 from tenants.models import Tenant
+from core.outbound import ModelConnection
 from tests.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,11 +29,15 @@ UNITS = {
 
 
 @pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
+def model(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[ScriptedModel]:
     monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     monkeypatch.setattr("extraction.extractors.openai.DEFAULT_TIMEOUT", 0.5)
     monkeypatch.setenv("HV_TEST_MODEL_KEY", "sk-test-123")
     server = ScriptedModel()
+    # The deployment's connection to the scripted model on loopback (allowed explicitly).
+    settings.MODEL_CONNECTIONS = {
+        "scripted": ModelConnection("scripted", server.url, "HV_TEST_MODEL_KEY", allow_private=True)
+    }
     yield server
     server.close()
 
@@ -40,8 +46,7 @@ def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedModel]:
 def run_id(tenant_a: Tenant, model: ScriptedModel) -> int:
     agent = agent_create(
         tenant_id=tenant_a.pk, slug="llm", name="LLM", schema_fields=PROPERTY_ADVISOR, actor="t",
-        settings={"extractor": "openai", "extractor_model": "scripted-1", "extractor_base_url": model.url,
-                  "extractor_api_key_env": "HV_TEST_MODEL_KEY"},
+        settings={"extractor": "openai", "extractor_model": "scripted-1", "extractor_connection": "scripted"},
     )  # fmt: skip
     user = EndUser.objects.create(tenant=tenant_a, external_id="priya")
     hot_document_load(agent=agent, end_user=user)

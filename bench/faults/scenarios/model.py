@@ -18,7 +18,7 @@ from bench.faults.common import (
     run_threads,
     wait_for,
 )
-from bench.faults.stack import MODEL_KEY_ENV, Stack
+from bench.faults.stack import MODEL_CONNECTION, Stack
 
 if TYPE_CHECKING:
     from tests.scripted_model import ScriptedModel
@@ -122,12 +122,12 @@ def scenario_model(stack: Stack, *, clients: int = 4, healthy: float = 6, garbag
     is held back, as designed); a hang is a timeout, retried with backoff until it succeeds."""
     from tests.scripted_model import ScriptedModel
 
-    model = ScriptedModel()
+    model = ScriptedModel(port=stack.model_port)
     try:
         client = stack.client()
         create_agent(client, "llm", {
             "extraction_token_threshold": 200, "extractor": "openai", "extractor_model": "scripted-1",
-            "extractor_base_url": model.url, "extractor_api_key_env": MODEL_KEY_ENV,
+            "extractor_connection": MODEL_CONNECTION,
         })  # fmt: skip
         sessions = [open_session(client, "llm", f"llm-{c}", f"llm-{c}") for c in range(clients)]
         load = _ModelIncident(
