@@ -13,7 +13,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from tenants import errors
+from core import errors
 
 logger = logging.getLogger(__name__)
 
