@@ -9,8 +9,13 @@ from typing import Any
 
 from celery import shared_task
 
-from memory.erasure import ERASURE_TASK, erasure_fail, erasure_step
-from memory.lifecycle import RETENTION_TASK, TIER_DOWN_TASK, retention_sweep, tier_down_sweep
+from memory.services.erasure import ERASURE_TASK, erasure_fail, erasure_step
+from memory.services.lifecycle import (
+    RETENTION_TASK,
+    TIER_DOWN_TASK,
+    retention_sweep,
+    tier_down_sweep,
+)
 
 MAX_RETRIES = 8
 
