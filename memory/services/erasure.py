@@ -17,6 +17,7 @@ import logging
 import uuid
 from typing import Any
 
+from celery import current_app
 from django.apps import apps
 from django.conf import settings
 from django.db import models, transaction
@@ -142,9 +143,10 @@ def erasure_request(
 
 
 def erasure_enqueue(*, erasure_id: uuid.UUID | str) -> None:
-    from memory.tasks import erasure_step_task  # the task module imports this one
-
-    erasure_step_task.delay(str(erasure_id))
+    """Send the job's first step, by task name (services never import their tasks). The task
+    is registered in every process (``MemoryConfig.ready``), so it runs eagerly when Celery is
+    set to; callers send it on commit."""
+    current_app.signature(ERASURE_TASK, args=[str(erasure_id)]).apply_async()
 
 
 def _batch_rows() -> int:
