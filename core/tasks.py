@@ -21,7 +21,7 @@ BACKOFF_MAX_SECONDS = 300
 MAX_CHAIN_DEPTH = 10_000
 
 
-class RetryingTask(Task):  # type: ignore[misc]
+class RetryingTask(Task):
     """Retries any exception with exponential backoff; after the last retry ``give_up`` is
     called with the exception and the task's arguments (record the failure there)."""
 
