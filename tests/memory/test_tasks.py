@@ -32,7 +32,7 @@ def test_an_erase_step_that_keeps_failing_is_retried_then_recorded_as_failed(
     # autouse _eager_celery fixture sets propagation back on for the next test).
     celery_app.conf.task_eager_propagates = False
     try:
-        tasks.erasure_step_task.apply_async(args=[str(erasure.pk)])
+        tasks.erasure_step_task.apply_async(args=(str(erasure.pk),))
     finally:
         celery_app.conf.task_eager_propagates = True
 
