@@ -104,4 +104,3 @@ def test_one_extraction_run(
         extraction_run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert run.status == "succeeded"
-

@@ -23,6 +23,10 @@ class _QueryCache:
         self.items: OrderedDict[str, np.ndarray] = OrderedDict()
         self.lock = Lock()
 
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
     def get(self, text: str) -> np.ndarray:
         with self.lock:
             if text in self.items:
@@ -57,9 +61,11 @@ def participants(agent: Agent, user: EndUser) -> set[str]:
 
 
 def search_cache_forget_user(*, end_user_id: int) -> None:
-    """Drop what this process remembers of a user (their participants' names): after an erase."""
+    """Drop what this process remembers of a user after an erase: their participants' names,
+    and every cached query (their questions may be among them; which ones is not recorded)."""
     for key in [k for k in _participants_seen if k[1] == end_user_id]:
         _participants_seen.pop(key, None)
+    query_cache.clear()
 
 
 def _participants_load(agent: Agent, user: EndUser) -> set[str]:

@@ -230,3 +230,14 @@ def test_search_guards_with_checks_that_raise_not_asserts() -> None:
     asserts = [f"{path.name}:{node.lineno}" for path in modules
                for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Assert)]  # fmt: skip
     assert asserts == []
+
+
+def test_an_erase_leaves_no_query_or_name_of_the_user_in_the_process_caches() -> None:
+    from memory.search import cache
+
+    cache.query_cache.items["what is priya's budget"] = cache.np.zeros(3)
+    cache._participants_seen[(1, 42)] = (0.0, {"priya"})
+    cache._participants_seen[(1, 43)] = (0.0, {"rajiv"})
+    cache.search_cache_forget_user(end_user_id=42)
+    assert "what is priya's budget" not in cache.query_cache.items
+    assert (1, 42) not in cache._participants_seen and (1, 43) in cache._participants_seen
