@@ -1,4 +1,4 @@
-"""The ``extraction_runs`` section of a user's export (memory.export imports nothing above it)."""
+"""The ``extraction_runs`` section of a user's export (memory.services.export imports nothing above it)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from core.text import iso
 from extraction.models import ExtractionRun
-from memory.export import CHUNK_ROWS, section_register
 from memory.models import EndUser
+from memory.services.export import CHUNK_ROWS, section_register
 
 
 def extraction_runs(user: EndUser, agents: dict[int, str]) -> Iterator[dict[str, Any]]:

@@ -78,7 +78,7 @@ def test_entity_upsert_of_the_same_value_writes_nothing(
 def test_one_extraction_run(
     advisor: Agent, priya: EndUser, django_assert_num_queries: Any, monkeypatch: Any
 ) -> None:
-    monkeypatch.setattr("extraction.services._enqueue", lambda run_id: None)
+    monkeypatch.setattr("extraction.queue.run_send", lambda run_id: True)
     opened = session_open(
         tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk,
         metadata={"participants": {"user": "Priya", "assistant": "Asha"}},

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -12,16 +10,11 @@ from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
-from core.text import iso
 from memory.models import Entity, Source, Status
-from memory.selectors import end_user_get_for_tenant, entity_get_for_tenant, entity_list
-from memory.services import (
-    end_user_get_or_create,
-    entity_correct,
-    entity_forget,
-    entity_pin_set,
-    entity_upsert,
-)
+from memory.presenters import entity_present
+from memory.selectors.facts import entity_get_for_tenant, entity_list_for_user
+from memory.services.facts import entity_correct, entity_pin_set, entity_upsert_for_user
+from memory.services.forget import entity_forget
 
 
 class EntityOutputSerializer(serializers.Serializer):
@@ -46,31 +39,6 @@ class EntityOutputSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Entity"
-
-
-def _entity_body(entity: Entity) -> dict[str, Any]:
-    from django.utils import timezone
-
-    return {
-        "id": str(entity.id),
-        "key": entity.key,
-        "field": entity.field,
-        "category": entity.category,
-        "value": entity.value,
-        "value_text": entity.value_text,
-        "source": entity.source,
-        "status": entity.status,
-        "valid_from": iso(entity.valid_from),
-        "valid_until": iso(entity.valid_until),
-        "recorded_at": iso(entity.recorded_at),
-        "superseded_at": iso(entity.superseded_at),
-        "expires_at": iso(entity.expires_at),
-        "expired": entity.expires_at is not None and entity.expires_at <= timezone.now(),
-        "superseded_by": str(entity.superseded_by_id) if entity.superseded_by_id else None,
-        "source_turns": entity.source_turns,
-        "pinned": entity.pinned,
-        "created_by": entity.created_by,
-    }
 
 
 class FactCreateApi(APIView):
@@ -100,11 +68,9 @@ class FactCreateApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        agent = agent_of(request, data.get("agent"))
-        end_user = end_user_get_or_create(tenant_id=principal.tenant_id, external_id=user)
-        entity, created = entity_upsert(
-            agent=agent,
-            end_user=end_user,
+        entity, created = entity_upsert_for_user(
+            agent=agent_of(request, data.get("agent")),
+            user_external_id=user,
             key=data["key"],
             value=data["value"],
             source=data["source"],
@@ -114,7 +80,8 @@ class FactCreateApi(APIView):
             actor=principal.actor,
         )
         return Response(
-            _entity_body(entity), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+            entity_present(entity, full=True),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
 
@@ -138,21 +105,18 @@ class EntityListApi(APIView):
         "times: the whole timeline, superseded and expired versions included.",
     )
     def get(self, request: Request, user: str) -> Response:
-        principal = principal_of(request)
         serializer = self.QuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        agent = agent_of(request, data.get("agent"))
-        end_user = end_user_get_for_tenant(tenant_id=principal.tenant_id, external_id=user)
-        entities = entity_list(
-            agent=agent,
-            end_user=end_user,
+        entities = entity_list_for_user(
+            agent=agent_of(request, data.get("agent")),
+            user_external_id=user,
             key=data.get("key"),
             status=data.get("status"),
             as_of=data.get("as_of"),
             known_at=data.get("known_at"),
         )
-        return Response([_entity_body(e) for e in entities])
+        return Response([entity_present(e, full=True) for e in entities])
 
 
 def _entity(request: Request, entity_id: str) -> Entity:
@@ -165,7 +129,7 @@ def _entity(request: Request, entity_id: str) -> Entity:
 class EntityDetailApi(APIView):
     @extend_schema(responses=EntityOutputSerializer, tags=["facts"])
     def get(self, request: Request, entity_id: str) -> Response:
-        return Response(_entity_body(_entity(request, entity_id)))
+        return Response(entity_present(_entity(request, entity_id), full=True))
 
     class ForgetSerializer(StrictSerializer):
         redact_turns = serializers.BooleanField(required=False, default=False)
@@ -238,7 +202,7 @@ class EntityCorrectApi(APIView):
             entity=entity, actor=principal_of(request).actor, **serializer.validated_data
         )
         return Response(
-            _entity_body(corrected),
+            entity_present(corrected, full=True),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
@@ -253,7 +217,7 @@ class EntityPinApi(APIView):
             pinned=self.pinned,
             actor=principal_of(request).actor,
         )
-        return Response(_entity_body(entity))
+        return Response(entity_present(entity, full=True))
 
 
 class EntityUnpinApi(EntityPinApi):

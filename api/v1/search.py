@@ -9,10 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
-from api.v1.common import agent_of, principal_of
-from core.errors import NotFound
-from memory.search import memory_search
-from memory.selectors import end_user_get_for_tenant, session_get_for_tenant
+from api.v1.common import agent_of
+from memory.services.context import memory_search_for_user
 
 
 class HitSerializer(serializers.Serializer):
@@ -60,23 +58,16 @@ class MemorySearchApi(APIView):
         "log (always ranked last, confidence low). `explain` adds each leg's rank and score.",
     )
     def post(self, request: Request) -> Response:
-        principal = principal_of(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        agent = agent_of(request, data.get("agent"))
-        end_user = end_user_get_for_tenant(tenant_id=principal.tenant_id, external_id=data["user"])
-        session = data.get("session")
-        if session is not None:
-            found = session_get_for_tenant(
-                tenant_id=principal.tenant_id, session_id=session, agent_scope=agent.pk
-            )
-            if found.end_user_id != end_user.pk:
-                raise NotFound(f"No session {session} for this user.", code="session_not_found")
-        result = memory_search(
-            agent=agent, end_user=end_user, query=data["query"], k=data["k"],
-            session=str(session) if session else None,
-        )  # fmt: skip
+        result = memory_search_for_user(
+            agent=agent_of(request, data.get("agent")),
+            user_external_id=data["user"],
+            query=data["query"],
+            k=data["k"],
+            session_id=data.get("session"),
+        )
         return Response(
             {
                 "results": [hit.body(data["explain"]) for hit in result.hits],

@@ -11,27 +11,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
-from api.v1.common import agent_of, principal_of
-from core.text import iso
+from api.v1.common import principal_of
 from extraction.services import extraction_schedule_if_due
-from memory.models import Role, Turn
-from memory.rendering import context_block_render
-from memory.search import memory_search
-from memory.selectors import (
-    context_pack,
-    hot_document_cached,
-    hot_document_current,
-    session_get_for_tenant,
-)
-from memory.services import (
-    AppendResult,
-    TurnIn,
-    end_user_get_or_create,
-    hot_document_load,
-    metadata_validate,
-    session_open,
-    turn_append,
-)
+from memory.models import Role
+from memory.presenters import turn_present
+from memory.services.context import context_pack_for_session
+from memory.services.sessions import session_start
+from memory.services.turns import AppendResult, TurnAppended, TurnIn, turn_append
 from memory.tokens import TOKENIZER
 
 MAX_BATCH = 500
@@ -129,61 +115,18 @@ class SessionOpenApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        metadata_validate(data["metadata"])  # before anything is created: bad input changes nothing
-        document = hot_document_cached(
-            tenant_id=principal.tenant_id, agent_slug=data["agent"], user_external_id=data["user"]
-        )
-        from_cache = document is not None and (
-            principal.agent_id is None or document["agent_id"] == principal.agent_id
-        )
-        if document is None or not from_cache:
-            document = self._load(request, data)
-        opened = session_open(
+        started = session_start(
             tenant_id=principal.tenant_id,
-            agent_id=document["agent_id"],
-            end_user_id=document["end_user_id"],
+            agent_scope=principal.agent_id,
+            agent_slug=data["agent"],
+            user_external_id=data["user"],
             external_id=data.get("session"),
             metadata=data["metadata"],
         )
-        if not hot_document_current(
-            document, version=opened.hot_version, stable_version=opened.hot_stable_version
-        ):
-            # Redis held an older copy (a write to it failed), read here or by the load above
-            # (Redis may come back between the two reads): PostgreSQL's, re-cached.
-            current = (opened.hot_version, opened.hot_stable_version)
-            document = self._load(request, data, current=current)
-        body = {
-            "session_id": str(opened.id),
-            "created": opened.created,
-            "agent": data["agent"],
-            "user": data["user"],
-            "hot_version": document["version"],
-            "context_block": context_block_render(
-                document["stable_block"], document["recent_turns"]
-            ),
-            "profile": {fact["key"]: fact for fact in document["profile"]},
-            "facts": document["facts"],
-            "possibilities": document["possibilities"],
-            "pinned": document["pinned"],
-            "recent_turns": document["recent_turns"],
-            "summary": document["summary"],
-            "memory_tool": MEMORY_TOOL,
-        }
         return Response(
-            body, status=status.HTTP_201_CREATED if opened.created else status.HTTP_200_OK
+            {**started.body, "memory_tool": MEMORY_TOOL},
+            status=status.HTTP_201_CREATED if started.created else status.HTTP_200_OK,
         )
-
-    @staticmethod
-    def _load(
-        request: Request,
-        data: dict[str, Any],
-        current: tuple[int | None, int | None] | None = None,
-    ) -> dict[str, Any]:
-        agent = agent_of(request, data["agent"])
-        end_user = end_user_get_or_create(
-            tenant_id=principal_of(request).tenant_id, external_id=data["user"]
-        )
-        return hot_document_load(agent=agent, end_user=end_user, current=current)
 
 
 class TurnInputSerializer(StrictSerializer):
@@ -211,21 +154,13 @@ class TurnOutputSerializer(serializers.Serializer):
         ref_name = "Turn"
 
 
-def _turn_body(turn: Turn, created: bool) -> dict[str, Any]:
-    return {
-        "id": turn.id,
-        "session_id": str(turn.session_id),
-        "seq": turn.seq,
-        "role": turn.role,
-        "text": turn.text,
-        "tokens": turn.tokens,
-        "occurred_at": iso(turn.occurred_at),
-        "recorded_at": iso(turn.recorded_at),
-        "created": created,
-    }
+def _turn_body(appended: TurnAppended) -> dict[str, Any]:
+    return {**turn_present(appended.turn, full=True), "created": appended.created}
 
 
 def _append(request: Request, session_id: str, turns: list[dict[str, Any]]) -> AppendResult:
+    """Append, then schedule extraction if it is due: composed here, above both apps (memory
+    does not import extraction)."""
     principal = principal_of(request)
     result = turn_append(
         tenant_id=principal.tenant_id,
@@ -257,10 +192,9 @@ class TurnAppendApi(APIView):
         serializer.is_valid(raise_exception=True)
         result = _append(request, session_id, [serializer.validated_data])
         appended = result.turns[0]
-        body = _turn_body(appended.turn, appended.created)
-        body["hot_version"] = result.hot_version
         return Response(
-            body, status=status.HTTP_201_CREATED if appended.created else status.HTTP_200_OK
+            {**_turn_body(appended), "hot_version": result.hot_version},
+            status=status.HTTP_201_CREATED if appended.created else status.HTTP_200_OK,
         )
 
 
@@ -292,7 +226,7 @@ class TurnBatchApi(APIView):
         result = _append(request, session_id, serializer.validated_data["turns"])
         created = sum(1 for t in result.turns if t.created)
         body = {
-            "turns": [_turn_body(t.turn, t.created) for t in result.turns],
+            "turns": [_turn_body(t) for t in result.turns],
             "created": created,
             "existing": len(result.turns) - created,
             "hot_version": result.hot_version,
@@ -333,28 +267,14 @@ class ContextPackApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        session = session_get_for_tenant(
+        result = context_pack_for_session(
             tenant_id=principal.tenant_id,
             session_id=data["session"],
             agent_scope=principal.agent_id,
+            query=data.get("query"),
+            budget_tokens=data.get("budget_tokens"),
         )
-        document = hot_document_load(
-            agent=session.agent,
-            end_user=session.end_user,
-            current=(session.hot_version, session.hot_stable_version),  # type: ignore[attr-defined]
-        )
-        hits: list[str] = []
-        if data.get("query"):
-            # Search hits join the volatile part, after the stable prefix, within the budget.
-            found = memory_search(
-                agent=session.agent, end_user=session.end_user, query=data["query"], k=5
-            )
-            hits = [hit.text for hit in found.hits if hit.source != "entity"]
-        packed = context_pack(
-            document=document,
-            budget_tokens=data.get("budget_tokens") or session.agent.context_budget_tokens,
-            hits=hits,
-        )
+        packed = result.packed
         return Response(
             {
                 "context": packed.text,
@@ -363,7 +283,7 @@ class ContextPackApi(APIView):
                 "budget_tokens": packed.budget_tokens,
                 "included": packed.included,
                 "dropped": packed.dropped,
-                "hot_version": document["version"],
+                "hot_version": result.hot_version,
                 "tokenizer": TOKENIZER,
             }
         )

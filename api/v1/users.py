@@ -14,10 +14,9 @@ from api.permissions import IsOperatorKey, IsTenantOperatorKey
 from api.serializers import StrictSerializer
 from api.v1.common import principal_of
 from core.text import iso
-from memory.erasure import erasure_get_for_tenant, erasure_request
-from memory.export import user_export_record, user_export_stream
 from memory.models import Erasure
-from memory.selectors import end_user_get_for_tenant
+from memory.services.erasure import erasure_get_for_tenant, erasure_request
+from memory.services.export import user_export
 
 
 class ErasureOutputSerializer(serializers.Serializer):
@@ -65,17 +64,16 @@ class UserExportApi(APIView):
     def get(self, request: Request, user: str) -> StreamingHttpResponse:
         serializer = self.QuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
-        end_user = end_user_get_for_tenant(
-            tenant_id=principal_of(request).tenant_id, external_id=user
+        principal = principal_of(request)
+        export = user_export(
+            tenant_id=principal.tenant_id,
+            external_id=user,
+            actor=principal.actor,
+            via="api",
+            embeddings=serializer.validated_data["embeddings"],
         )
-        user_export_record(end_user=end_user, actor=principal_of(request).actor, via="api")
-        response = StreamingHttpResponse(
-            user_export_stream(
-                end_user=end_user, embeddings=serializer.validated_data["embeddings"]
-            ),
-            content_type="application/json",
-        )
-        response["Content-Disposition"] = f'attachment; filename="export-{end_user.pk}.json"'
+        response = StreamingHttpResponse(export.chunks, content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="export-{export.end_user_id}.json"'
         return response
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from dataclasses import asdict
@@ -19,11 +20,10 @@ RESULTS = ROOT / "bench" / "results"
 
 
 def main() -> int:
-    from bench import faults  # the package's docstring is the method; imported by then
-
     parser = argparse.ArgumentParser(
         prog="python -m bench.faults",
-        description=faults.__doc__,
+        # The package's docstring is the method; a submodule runs only once it is imported.
+        description=sys.modules["bench.faults"].__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))

@@ -12,8 +12,8 @@ from console.admin.common import request_actor
 from console.admin.enduser_base import EndUserAdminBase
 from console.forms import EraseForm
 from console.selectors import end_user_row_counts
-from memory.erasure import erasure_request
-from memory.export import user_export_record, user_export_stream
+from memory.services.erasure import erasure_request
+from memory.services.export import user_export_record, user_export_stream
 
 
 class WholeUserActions(EndUserAdminBase):

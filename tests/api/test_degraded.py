@@ -152,7 +152,7 @@ def test_redis_error_where_it_cannot_degrade_is_503_cache_unavailable(
     def down(**kwargs: Any) -> None:
         raise RedisConnectionError("Error 111 connecting to unix socket")
 
-    monkeypatch.setattr("api.v1.sessions.session_open", down)
+    monkeypatch.setattr("memory.services.sessions.session_open", down)
     response = agent_key.client().post(
         "/v1/sessions", {"agent": "property", "user": "priya"}, format="json"
     )
@@ -207,7 +207,7 @@ def test_redis_returning_between_the_two_reads_of_a_session_start_serves_no_stal
 
         return hot_document_cached(**kwargs)
 
-    monkeypatch.setattr("api.v1.sessions.hot_document_cached", first_read_fails)
+    monkeypatch.setattr("memory.services.sessions.hot_document_cached", first_read_fails)
     body = _open(client)
     assert failed_once[0]
     assert _texts(body) == ["Said while Redis was down."]

@@ -19,9 +19,9 @@ from django.apps import apps
 from django.urls import URLPattern, get_resolver
 
 from extraction.services import extraction_rebuild_user
-from memory.erasure import erasure_request
 from memory.models import Entity, Session
 from memory.services import TurnIn, end_user_get_or_create, entity_upsert, session_open, turn_append
+from memory.services.erasure import erasure_request
 from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import KeyRole, Tenant

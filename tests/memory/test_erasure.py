@@ -21,7 +21,6 @@ from django_redis import get_redis_connection
 from extraction import pipeline
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
-from memory.erasure import erasure_request, erasure_run_to_end, subject_hash
 from memory.models import ACU, EndUser, Entity, Erasure, HotDocument, Session, Turn
 from memory.selectors import hot_document_cached
 from memory.services import (
@@ -34,6 +33,7 @@ from memory.services import (
     session_open,
     turn_append,
 )
+from memory.services.erasure import erasure_request, erasure_run_to_end, subject_hash
 from schemas.models import Agent
 from tenants.models import AuditEvent, Tenant
 from tests.factories import UserFactory
@@ -261,7 +261,7 @@ def test_erasing_twice_returns_the_same_job(property_agent: Agent) -> None:
 def test_the_job_deletes_in_bounded_batches(property_agent: Agent, settings: Any) -> None:
     settings.LIFECYCLE_BATCH_ROWS = 2
     subject = _rich_user(property_agent, "batched")
-    from memory import erasure as module
+    from memory.services import erasure as module
 
     steps: list[int] = []
     real = module.erasure_step

@@ -11,7 +11,6 @@ import pytest
 from django.utils import timezone
 
 from extraction.services import extraction_run_execute, extraction_run_request
-from memory.export import FORMAT_VERSION, user_export_stream
 from memory.models import EndUser, Entity, Turn
 from memory.services import (
     TurnIn,
@@ -21,6 +20,7 @@ from memory.services import (
     session_open,
     turn_append,
 )
+from memory.services.export import FORMAT_VERSION, user_export_stream
 from schemas.models import Agent
 
 UTC = datetime.UTC

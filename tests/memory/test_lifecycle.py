@@ -12,7 +12,6 @@ from django.utils import timezone
 from django_redis import get_redis_connection
 
 from config.celery import app as celery_app
-from memory.lifecycle import retention_apply, retention_sweep, sessions_tier_down
 from memory.models import ACU, EndUser, Entity, HotDocument, Session, Turn
 from memory.services import (
     TurnIn,
@@ -21,6 +20,7 @@ from memory.services import (
     session_open,
     turn_append,
 )
+from memory.services.lifecycle import retention_apply, retention_sweep, sessions_tier_down
 from schemas.models import Agent
 from tenants.models import Tenant
 from tests.conftest import Key

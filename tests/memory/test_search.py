@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import ast
 import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -8,6 +10,7 @@ import pytest
 from memory.embedding import embed
 from memory.models import EndUser
 from memory.search import memory_search
+from memory.search.legs import LANGUAGES, fallback_leg, turn_keyword_leg, turn_vector_sql
 from memory.services import (
     TurnIn,
     acu_create_many,
@@ -190,3 +193,51 @@ def test_a_question_about_one_participant_prefers_what_they_said(
         result = memory_search(agent=advisor, end_user=priya, query=f"What did {who} paint?", k=2)
         assert result.hits[0].text.startswith(f"On 3 March 2026, {who}"), who
         assert "subject" in result.hits[0].legs
+
+
+def test_the_turn_vector_of_each_allowed_language() -> None:
+    assert "english" in LANGUAGES and len(LANGUAGES) > 1
+    for language in LANGUAGES - {"english"}:
+        assert turn_vector_sql(language) == f"to_tsvector('{language}'::regconfig, t.text)"
+    assert turn_vector_sql("english") == "t.text_search"
+
+
+@pytest.mark.parametrize(
+    "language", ["klingon", "English", "", "german'::regconfig, t.text) OR true --"]
+)
+def test_a_language_outside_the_choices_is_refused_not_inlined(language: str) -> None:
+    with pytest.raises(ValueError, match="search_language"):
+        turn_vector_sql(language)
+
+
+def test_the_turn_legs_refuse_a_bad_language_before_any_sql(
+    advisor: Agent, priya: EndUser, django_assert_num_queries: Any
+) -> None:
+    advisor.search_language = "english'::regconfig, t.text) OR true --"  # never saved
+    scope: dict[str, Any] = {"agent": advisor, "user": priya, "session": None}
+    with django_assert_num_queries(0):
+        with pytest.raises(ValueError):
+            fallback_leg(**scope, query="budget", limit=3, exclude=set())
+        with pytest.raises(ValueError):
+            turn_keyword_leg(**scope, words="budget", vector="[0]")
+
+
+def test_search_guards_with_checks_that_raise_not_asserts() -> None:
+    """``python -O`` strips asserts: a guard in search must be an ``if … raise``."""
+    package = Path(__file__).resolve().parents[2] / "memory" / "search"
+    modules = sorted(package.glob("*.py"))
+    assert modules
+    asserts = [f"{path.name}:{node.lineno}" for path in modules
+               for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Assert)]  # fmt: skip
+    assert asserts == []
+
+
+def test_an_erase_leaves_no_query_or_name_of_the_user_in_the_process_caches() -> None:
+    from memory.search import cache
+
+    cache.query_cache.items["what is priya's budget"] = cache.np.zeros(3)
+    cache._participants_seen[(1, 42)] = (0.0, {"priya"})
+    cache._participants_seen[(1, 43)] = (0.0, {"rajiv"})
+    cache.search_cache_forget_user(end_user_id=42)
+    assert "what is priya's budget" not in cache.query_cache.items
+    assert (1, 42) not in cache._participants_seen and (1, 43) in cache._participants_seen

@@ -13,13 +13,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import NotFound
-from memory.erasure import (
+from memory.models import Erasure
+from memory.services.erasure import (
     erasure_get_for_tenant,
     erasure_request,
     erasure_resume,
     erasure_run_to_end,
 )
-from memory.models import Erasure
 from tenants.models import Tenant
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import NotFound
-from memory.export import user_export_stream
 from memory.selectors import end_user_get_for_tenant
+from memory.services.export import user_export_stream
 from tenants.models import Tenant
 
 

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
 
 from core.text import iso
-from memory.erasure import audit_events_about
 from memory.models import ACU, EndUser, Entity, HotDocument, Session, Turn
+from memory.presenters import entity_present
 from memory.rendering import context_block_render
+from memory.selectors.sessions import end_user_get_for_tenant
+from memory.services.erasure import audit_events_about
 from schemas.models import Agent
 from tenants.models import Tenant
 from tenants.services import audit_record
@@ -78,27 +81,7 @@ def _entities(user: EndUser, agents: dict[int, str]) -> Iterator[dict[str, Any]]
         "agent_id", "key", "valid_from", "recorded_at"
     )
     for entity in rows.iterator(chunk_size=CHUNK_ROWS):
-        yield {
-            "id": str(entity.id),
-            "agent": agents.get(entity.agent_id),
-            "key": entity.key,
-            "field": entity.field,
-            "category": entity.category,
-            "value": entity.value,
-            "value_text": entity.value_text,
-            "source": entity.source,
-            "status": entity.status,
-            "expired": entity.expires_at is not None and entity.expires_at <= now,
-            "pinned": entity.pinned,
-            "valid_from": iso(entity.valid_from),
-            "valid_until": iso(entity.valid_until),
-            "recorded_at": iso(entity.recorded_at),
-            "superseded_at": iso(entity.superseded_at),
-            "expires_at": iso(entity.expires_at),
-            "superseded_by": str(entity.superseded_by_id) if entity.superseded_by_id else None,
-            "source_turns": entity.source_turns,
-            "created_by": entity.created_by,
-        }
+        yield entity_present(entity, full=True, agents=agents, now=now)
 
 
 def _acus(embeddings: bool) -> Section:
@@ -215,3 +198,19 @@ def user_export_record(*, end_user: EndUser, actor: str, via: str) -> None:
         tenant=end_user.tenant_id, actor=actor, action="end_user.export",
         target_type="end_user", target_id=end_user.pk, after={"via": via},
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UserExport:
+    end_user_id: int
+    chunks: Iterator[bytes]
+
+
+def user_export(
+    *, tenant_id: int, external_id: str, actor: str, via: str, embeddings: bool = False
+) -> UserExport:
+    """Hand out the export of the user the tenant knows by ``external_id`` (NotFound if none):
+    audited at once, streamed as it is read."""
+    end_user = end_user_get_for_tenant(tenant_id=tenant_id, external_id=external_id)
+    user_export_record(end_user=end_user, actor=actor, via=via)
+    return UserExport(end_user.pk, user_export_stream(end_user=end_user, embeddings=embeddings))

@@ -17,6 +17,7 @@ import logging
 import uuid
 from typing import Any
 
+from celery import current_app
 from django.apps import apps
 from django.conf import settings
 from django.db import models, transaction
@@ -24,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import NotFound
-from memory.hot import hot_cache_evict
+from memory.hot.cache import hot_cache_evict
 from memory.models import EndUser, Erasure, ErasureStatus, HotDocument
 from tenants.models import AuditEvent
 from tenants.services import audit_record
@@ -142,9 +143,10 @@ def erasure_request(
 
 
 def erasure_enqueue(*, erasure_id: uuid.UUID | str) -> None:
-    from memory.tasks import erasure_step_task  # the task module imports this one
-
-    erasure_step_task.delay(str(erasure_id))
+    """Send the job's first step, by task name (services never import their tasks). The task
+    is registered in every process (``MemoryConfig.ready``), so it runs eagerly when Celery is
+    set to; callers send it on commit."""
+    current_app.signature(ERASURE_TASK, args=[str(erasure_id)]).apply_async()
 
 
 def _batch_rows() -> int:

@@ -19,9 +19,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memory.hot import hot_cache_evict
+from memory.hot.cache import hot_cache_evict
+from memory.hot.document import hot_document_rebuild
 from memory.models import ACU, Category, EndUser, Entity, HotDocument, Session, Status, Turn
-from memory.services import hot_document_rebuild
 from schemas.models import Agent
 from tenants.models import Tenant
 from tenants.services import audit_record

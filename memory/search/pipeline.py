@@ -1,0 +1,114 @@
+"""``memory_search``: embed the query, run the legs, fuse, mark what is stale, and fall back to
+the turn log when what was found is weak."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.utils import timezone
+
+from memory.embedding import vector_literal
+from memory.models import EndUser, Entity
+from memory.search import fusion
+from memory.search.cache import participants, query_cache
+from memory.search.hits import Hit, SearchResult
+from memory.search.legs import (
+    facts_leg,
+    fallback_leg,
+    keyword_leg,
+    keyword_query,
+    semantic_leg,
+    superseded_history,
+    turn_keyword_leg,
+)
+from memory.selectors import entity_list
+from schemas.models import Agent
+
+
+def memory_search(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    query: str,
+    k: int = 10,
+    session: str | None = None,
+    now: datetime.datetime | None = None,
+) -> SearchResult:
+    now = now or timezone.now()
+    timings: dict[str, float] = {}
+    with _timed(timings, "embed_ms"):
+        vector = vector_literal(query_cache.get(query))
+    with _timed(timings, "legs_ms"):
+        legs, current_facts = _legs_run(agent, end_user, query, vector, session, now)
+    ranked = _fuse(agent, end_user, query, legs, k)
+    _stale_mark(agent, end_user, ranked, current_facts)
+    fallback = fusion.fallback_due(
+        ranked,
+        threshold=agent.search_confidence_threshold,
+        min_results=agent.cold_fallback_min_results,
+    )
+    if fallback:
+        with _timed(timings, "fallback_ms"):
+            ranked = _fallback_add(agent, end_user, query, session, ranked, k)
+    return SearchResult(ranked, fusion.overall_confidence(ranked), fallback, timings)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], name: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    timings[name] = round((time.perf_counter() - started) * 1000, 2)
+
+
+def _legs_run(
+    agent: Agent,
+    user: EndUser,
+    query: str,
+    vector: str,
+    session: str | None,
+    now: datetime.datetime,
+) -> tuple[dict[str, list[Hit]], list[Entity]]:
+    """Each leg's hits, best first, and the user's current facts (stale marks read them too)."""
+    legs = {"semantic": semantic_leg(agent=agent, user=user, vector=vector, session=session)}
+    if agent.hybrid_search:
+        words = keyword_query(query, participants(agent, user))
+        if words:
+            legs["keyword"] = keyword_leg(
+                agent=agent, user=user, words=words, vector=vector, session=session
+            )
+            legs["turn_keyword"] = turn_keyword_leg(
+                agent=agent, user=user, words=words, vector=vector, session=session
+            )
+    current_facts = list(entity_list(agent=agent, end_user=user, now=now))
+    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
+    return legs, current_facts
+
+
+def _fuse(agent: Agent, user: EndUser, query: str, legs: dict[str, list[Hit]], k: int) -> list[Hit]:
+    merged = fusion.rrf_fuse(legs)
+    fusion.subject_prior(merged, query, participants(agent, user))
+    fusion.recency_prior(merged, agent.search_recency_weight)
+    return fusion.top_k(merged, legs=len(legs), recency_weight=agent.search_recency_weight, k=k)
+
+
+def _stale_mark(agent: Agent, user: EndUser, ranked: list[Hit], current: list[Entity]) -> None:
+    if not fusion.names_a_fact(ranked, current):
+        return  # the facts' history is read only when a unit names a fact
+    fusion.stale_mark(ranked, superseded_history(agent=agent, user=user), current)
+
+
+def _fallback_add(
+    agent: Agent, user: EndUser, query: str, session: str | None, ranked: list[Hit], k: int
+) -> list[Hit]:
+    extra = fallback_leg(
+        agent=agent,
+        user=user,
+        query=query,
+        session=session,
+        limit=fusion.fallback_room(ranked, k),
+        exclude=fusion.covered_turns(ranked),
+    )
+    return fusion.fallback_append(ranked, extra, k)
