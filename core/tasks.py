@@ -23,9 +23,10 @@ MAX_CHAIN_DEPTH = 10_000
 
 
 class RetryingTask(Task):
-    """Retries any exception with exponential backoff; when the last retry fails too,
-    ``give_up`` is called with the exception and the task's arguments (record the failure
-    there), and the task then fails with that exception."""
+    """Retries what ``autoretry_for`` names (by default any exception) with exponential
+    backoff; when the last retry fails too — or at once, for an exception it does not name,
+    which retrying cannot fix — ``give_up`` is called with the exception and the task's
+    arguments (record the failure there), and the task then fails with that exception."""
 
     abstract = True
     acks_late = True
@@ -37,6 +38,22 @@ class RetryingTask(Task):
 
     def give_up(self, exc: BaseException, *args: Any, **kwargs: Any) -> None:
         """Override: record that the work failed for good."""
+
+    def retried(self, exc: BaseException) -> bool:
+        """Whether ``exc`` was retried before it was given up on (for the recorded message)."""
+        return isinstance(exc, self.autoretry_for)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except Retry:
+            raise
+        except self.autoretry_for:
+            raise  # retried, or given up on in ``retry`` below after the last one
+        except Exception as exc:
+            if not self.request.called_directly:
+                self.give_up(exc, *args, **kwargs)
+            raise
 
     def retry(
         self,

@@ -45,6 +45,7 @@ from memory.services import (
     hot_document_rebuild,
     turns_archive,
 )
+from memory.validation import participants_of
 from schemas.models import Agent
 from schemas.selectors import schema_active
 
@@ -97,7 +98,7 @@ def user_lock_free(agent_id: int, end_user_id: int) -> bool:
 
 
 def _speakers(session: Session, end_user: EndUser, name: str | None) -> tuple[str, str]:
-    participants = (session.metadata or {}).get("participants") or {}
+    participants = participants_of(session.metadata)
     user = participants.get("user") or name or f"User {end_user.external_id}"
     assistant = participants.get("assistant") or "the assistant"
     return str(user), str(assistant)

@@ -6,8 +6,11 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.db import InterfaceError, OperationalError
+from redis.exceptions import RedisError
 
 from core.tasks import RetryingTask
+from extraction.extractors import RetryableError
 from extraction.queue import EXTRACTION_TASK, REBUILD_TASK, RECOVER_SWEEP_TASK, RECOVER_TASK
 from extraction.services import (
     PENDING_LOST_AFTER,
@@ -19,10 +22,20 @@ from extraction.services import (
 
 
 class ExtractionRunTask(RetryingTask):
-    """A run that still fails after the last retry is recorded as failed, with the reason."""
+    """Only what may pass is retried: the model endpoint (timeouts, 429, 5xx) and the database
+    or Redis going away. Anything else is deterministic — the same input fails the same way —
+    so the run is recorded failed at once instead of being retried (issue 16)."""
+
+    autoretry_for = (
+        RetryableError, TimeoutError, ConnectionError, OperationalError, InterfaceError, RedisError,
+    )  # fmt: skip
 
     def give_up(self, exc: BaseException, run_id: int) -> None:
-        extraction_run_fail(run_id=run_id, error=f"gave up after {self.max_retries} retries: {exc}")
+        if self.retried(exc):
+            error = f"gave up after {self.max_retries} retries: {exc}"
+        else:
+            error = f"failed: {type(exc).__name__}: {exc}"
+        extraction_run_fail(run_id=run_id, error=error)
 
 
 @shared_task(base=ExtractionRunTask, name=EXTRACTION_TASK)

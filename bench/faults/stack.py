@@ -87,10 +87,15 @@ class Stack:
                 "OPENAI_TIMEOUT": str(MODEL_TIMEOUT_SECONDS),
                 MODEL_KEY_ENV: "sk-faults",
                 # The scripted model the model scenario starts on this port, on loopback.
-                "MODEL_CONNECTIONS": json.dumps({MODEL_CONNECTION: {
-                    "base_url": f"http://127.0.0.1:{self.model_port}/v1",
-                    "api_key_env": MODEL_KEY_ENV, "allow_private": True,
-                }}),
+                "MODEL_CONNECTIONS": json.dumps(
+                    {
+                        MODEL_CONNECTION: {
+                            "base_url": f"http://127.0.0.1:{self.model_port}/v1",
+                            "api_key_env": MODEL_KEY_ENV,
+                            "allow_private": True,
+                        }
+                    }
+                ),
             }
         )
         credentials = self.var / "demo-credentials.json"

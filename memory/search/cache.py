@@ -12,6 +12,7 @@ import numpy as np
 
 from memory.embedding import default_embedder
 from memory.models import EndUser, Session
+from memory.validation import participants_of
 from schemas.models import Agent
 
 
@@ -77,6 +78,6 @@ def _participants_load(agent: Agent, user: EndUser) -> set[str]:
         .distinct()[:20]
     )
     for metadata in rows:
-        for name in ((metadata or {}).get("participants") or {}).values():
+        for name in participants_of(metadata).values():
             names |= {part.lower() for part in str(name).split()}
     return names

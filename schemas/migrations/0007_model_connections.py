@@ -4,23 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('schemas', '0006_row_level_security'),
+        ("schemas", "0006_row_level_security"),
     ]
 
     operations = [
         migrations.RemoveField(
-            model_name='agent',
-            name='extractor_api_key_env',
+            model_name="agent",
+            name="extractor_api_key_env",
         ),
         migrations.RemoveField(
-            model_name='agent',
-            name='extractor_base_url',
+            model_name="agent",
+            name="extractor_base_url",
         ),
         migrations.AddField(
-            model_name='agent',
-            name='extractor_connection',
-            field=models.CharField(default='default', help_text='Which model connection the openai extractor calls: one of those the deployment configured (MODEL_CONNECTIONS), each with its URL and key. A tenant picks a name; it never gives a URL, a key or an environment variable.', max_length=50),
+            model_name="agent",
+            name="extractor_connection",
+            field=models.CharField(
+                default="default",
+                help_text="Which model connection the openai extractor calls: one of those the deployment configured (MODEL_CONNECTIONS), each with its URL and key. A tenant picks a name; it never gives a URL, a key or an environment variable.",
+                max_length=50,
+            ),
         ),
     ]

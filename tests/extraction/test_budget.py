@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from core.outbound import ModelConnection
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import (
     extraction_run_execute,
@@ -20,7 +21,6 @@ from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import Tenant
 from tests.extraction.test_openai_extractor import FACTS, UNITS, WHEN
-from core.outbound import ModelConnection
 from tests.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.django_db(transaction=True)

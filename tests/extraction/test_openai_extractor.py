@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from core.outbound import ModelConnection
 from extraction.extractors import RetryableError
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
@@ -16,7 +17,6 @@ from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
 from schemas.services import agent_create
 from tenants.models import Tenant
-from core.outbound import ModelConnection
 from tests.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.django_db(transaction=True)

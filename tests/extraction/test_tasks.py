@@ -81,3 +81,19 @@ def test_a_direct_call_outside_celery_raises_and_records_nothing(
     with pytest.raises(TimeoutError):
         extraction_run(run.pk)
     assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.PENDING
+
+
+def test_a_bug_fails_the_run_once_with_the_reason_instead_of_retrying(
+    run: ExtractionRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: a stored value that broke the pipeline kept the run pending for good."""
+
+    def broken(run: ExtractionRun) -> ExtractionRun:
+        raise AttributeError("'int' object has no attribute 'get'")
+
+    monkeypatch.setattr(pipeline, "execute", broken)
+    with pytest.raises(AttributeError):
+        extraction_run.apply(args=(run.pk,))  # no Retry: the first failure is the last
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert run.error == "failed: AttributeError: 'int' object has no attribute 'get'"
