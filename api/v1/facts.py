@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.serializers import StrictCharField, StrictSerializer
+from api.serializers import StrictCharField, StrictSerializer, moment_field, valid_from_field
 from api.v1.common import agent_of, principal_of
 from memory.models import Entity, Source, Status
 from memory.presenters import entity_present
@@ -47,7 +47,7 @@ class FactCreateApi(APIView):
         key = StrictCharField(max_length=200)
         value = serializers.JSONField()
         source = serializers.ChoiceField(choices=Source.choices, default=Source.EXPLICIT)  # type: ignore[assignment]
-        valid_from = serializers.DateTimeField(required=False, allow_null=True)
+        valid_from = valid_from_field(required=False, allow_null=True)
         value_text = StrictCharField(max_length=1000, required=False, allow_null=True)
         source_turns = serializers.ListField(
             child=serializers.JSONField(), required=False, max_length=100
@@ -90,8 +90,8 @@ class EntityListApi(APIView):
         agent = serializers.CharField(max_length=63, required=False)
         key = serializers.CharField(max_length=200, required=False)
         status = serializers.ChoiceField(choices=[*Status.values, "any"], required=False)
-        as_of = serializers.DateTimeField(required=False)
-        known_at = serializers.DateTimeField(required=False)
+        as_of = moment_field(required=False)
+        known_at = moment_field(required=False)
 
         class Meta:
             ref_name = "EntityQuery"
@@ -178,7 +178,7 @@ class EntityDetailApi(APIView):
 class EntityCorrectApi(APIView):
     class InputSerializer(StrictSerializer):
         value = serializers.JSONField()
-        valid_from = serializers.DateTimeField(required=False, allow_null=True)
+        valid_from = valid_from_field(required=False, allow_null=True)
         source = serializers.ChoiceField(  # type: ignore[assignment]  # DRF pops declared fields
             choices=[Source.OPERATOR, Source.CONFIRMED], default=Source.OPERATOR
         )

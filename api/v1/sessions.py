@@ -10,7 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from api.serializers import (
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+    occurred_at_field,
+)
 from api.v1.common import principal_of
 from extraction.services import extraction_schedule_if_due
 from memory.models import Role
@@ -133,7 +138,7 @@ class TurnInputSerializer(StrictSerializer):
     role = serializers.ChoiceField(choices=Role.choices)
     text = StrictCharField(trim_whitespace=False, allow_blank=True)
     seq = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=2**62)
-    occurred_at = serializers.DateTimeField(required=False, allow_null=True)
+    occurred_at = occurred_at_field(required=False, allow_null=True)
 
     class Meta:
         ref_name = "TurnAppend"

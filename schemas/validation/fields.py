@@ -11,6 +11,7 @@ import re
 from enum import StrEnum
 from typing import Any
 
+from core.text import text_storable
 from schemas.validation.base import ValidationFailed, is_whole_number
 
 
@@ -36,7 +37,10 @@ class FieldType(StrEnum):
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
 TYPES: tuple[str, ...] = tuple(t.value for t in FieldType)
-FIELD_KEYS = ("key", "description", "category", "type", "choices", "ttl_hours", "examples")
+FIELD_KEYS = (
+    "key", "description", "category", "type", "choices", "ttl_hours", "examples", "minimum",
+    "maximum",
+)  # fmt: skip
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 MAX_FIELDS = 200
 MAX_DESCRIPTION = 500
@@ -45,6 +49,19 @@ MAX_CHOICE_LENGTH = 100
 MAX_EXAMPLES = 10
 MAX_EXAMPLE_LENGTH = 200
 MAX_TTL_HOURS = 24 * 365
+# No count or amount a conversation states is larger; beyond it floats lose whole units.
+MAX_MAGNITUDE = 10**15
+
+
+_UNSTORABLE = "must be valid Unicode text without NUL characters or lone surrogates"
+
+
+def is_bounded_number(value: object) -> bool:
+    """A JSON number (not a bool), finite, within ±``MAX_MAGNITUDE``: compared without a
+    float conversion, which overflows for a huge integer."""
+    if is_whole_number(value):
+        return abs(value) <= MAX_MAGNITUDE  # type: ignore[arg-type]
+    return isinstance(value, float) and abs(value) <= MAX_MAGNITUDE  # NaN compares False
 
 
 def schema_fields_validate(fields: object) -> list[dict[str, Any]]:
@@ -89,6 +106,8 @@ def schema_fields_validate(fields: object) -> list[dict[str, Any]]:
             fail(f"{here}.description", "is required: say what to extract, for the extractor")
         elif len(description) > MAX_DESCRIPTION:
             fail(f"{here}.description", f"at most {MAX_DESCRIPTION} characters")
+        elif not text_storable(description):
+            fail(f"{here}.description", _UNSTORABLE)
 
         category = field.get("category")
         if category not in CATEGORIES:
@@ -113,6 +132,8 @@ def schema_fields_validate(fields: object) -> list[dict[str, Any]]:
                     f"{here}.choices",
                     f"each choice must be a non-empty string of at most {MAX_CHOICE_LENGTH} characters",
                 )
+            elif not all(text_storable(c) for c in choices):
+                fail(f"{here}.choices", _UNSTORABLE)
             elif len(set(choices)) != len(choices):
                 fail(f"{here}.choices", "choices must be unique")
         elif choices is not None:
@@ -139,6 +160,20 @@ def schema_fields_validate(fields: object) -> list[dict[str, Any]]:
                     f"{here}.examples",
                     f"each example must be a non-empty string of at most {MAX_EXAMPLE_LENGTH} characters",
                 )
+            elif not all(text_storable(e) for e in examples):
+                fail(f"{here}.examples", _UNSTORABLE)
+
+        bounds = {name: field.get(name) for name in ("minimum", "maximum")}
+        for name, bound in bounds.items():
+            if bound is None:
+                continue
+            if type_ not in (FieldType.NUMBER, FieldType.MONEY):
+                fail(f"{here}.{name}", 'is only allowed for types "number" and "money"')
+            elif not is_bounded_number(bound):
+                fail(f"{here}.{name}", f"must be a number within ±{MAX_MAGNITUDE:.0e}")
+        low, high = bounds["minimum"], bounds["maximum"]
+        if is_bounded_number(low) and is_bounded_number(high) and low > high:
+            fail(f"{here}.maximum", "must not be below minimum")
 
         out: dict[str, Any] = {
             "key": key,
@@ -146,7 +181,7 @@ def schema_fields_validate(fields: object) -> list[dict[str, Any]]:
             "category": category,
             "type": type_,
         }
-        for option in ("choices", "ttl_hours", "examples"):
+        for option in ("choices", "ttl_hours", "examples", "minimum", "maximum"):
             if field.get(option) is not None:
                 out[option] = field[option]
         normalised.append(out)

@@ -6,10 +6,12 @@ once, for the model, the API and the admin. Pure functions: no ORM, no Django.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from core.text import text_storable
 from schemas.validation.base import ValidationFailed, is_whole_number
 
 
@@ -220,8 +222,13 @@ def _setting_error(setting: Setting, value: object) -> str | None:
             return f"must be one of {', '.join(setting.choices)}"
         if setting.maximum is not None and len(value) > setting.maximum:
             return f"at most {int(setting.maximum)} characters"
+        if not text_storable(value):
+            return "must be valid Unicode text without NUL characters or lone surrogates"
         return None
-    number = float(value)  # type: ignore[arg-type]
+    # Compared as given: float() of a huge integer overflows; Python compares int and float exactly.
+    number: Any = value
+    if isinstance(number, float) and not math.isfinite(number):
+        return "must be a finite number"
     if setting.minimum is not None and number < setting.minimum:
         return f"must be at least {setting.minimum:g}"
     if setting.maximum is not None and number > setting.maximum:

@@ -4,13 +4,12 @@ and the display text of each type. Pure functions: no ORM, no Django."""
 from __future__ import annotations
 
 import datetime
-import math
 import re
 from typing import Any, TypeGuard
 
 from core.text import text_storable
-from schemas.validation.base import ValidationFailed, is_whole_number
-from schemas.validation.fields import FieldType
+from schemas.validation.base import ValidationFailed
+from schemas.validation.fields import MAX_MAGNITUDE, FieldType, is_bounded_number
 
 MAX_QUALIFIER = 100
 MAX_VALUE_TEXT = 1000
@@ -53,8 +52,19 @@ def fact_key_parse(key: object, fields: list[dict[str, Any]]) -> tuple[dict[str,
 
 
 def _finite_number(value: object) -> TypeGuard[int | float]:
-    """A JSON number that is neither NaN nor infinite (a bool is no number here)."""
-    return (is_whole_number(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+    """A JSON number that is neither NaN nor infinite nor beyond ±``MAX_MAGNITUDE`` (a bool is
+    no number here)."""
+    return is_bounded_number(value)
+
+
+def _in_range(field: dict[str, Any], number: float, default_minimum: float | None) -> str | None:
+    low = field.get("minimum", default_minimum)
+    high = field.get("maximum")
+    if low is not None and number < low:
+        return f"must be at least {_number_text(low)}"
+    if high is not None and number > high:
+        return f"must be at most {_number_text(high)}"
+    return None
 
 
 def _number_text(number: float) -> str:
@@ -92,7 +102,10 @@ def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]
         return text, text
     if type_ == FieldType.NUMBER:
         if not _finite_number(value):
-            raise fail("expected a number")
+            raise fail(f"expected a number within ±{MAX_MAGNITUDE:.0e}")
+        out_of_range = _in_range(field, value, None)
+        if out_of_range:
+            raise fail(out_of_range)
         return value, _number_text(float(value))
     if type_ == FieldType.MONEY:
         amount: object = value
@@ -103,7 +116,13 @@ def fact_value_validate(field: dict[str, Any], value: object) -> tuple[Any, str]
                 raise fail(f"unknown keys {sorted(unknown)}; use amount and currency")
             amount, currency = value.get("amount"), value.get("currency")
         if not _finite_number(amount):
-            raise fail('expected a number or {"amount": number, "currency": "INR"}')
+            raise fail(
+                f'expected a number or {{"amount": number, "currency": "INR"}} within ±{MAX_MAGNITUDE:.0e}'
+            )
+        # An amount of money a user states is not negative unless the field says it may be.
+        out_of_range = _in_range(field, amount, 0)
+        if out_of_range:
+            raise fail(out_of_range)
         if currency is not None and (not isinstance(currency, str) or not CURRENCY.match(currency)):
             raise fail("currency must be a three-letter ISO 4217 code such as INR or USD")
         stored = {"amount": amount, "currency": currency}
