@@ -19,10 +19,12 @@ opens the session (``hot_document_current``, ADR 0020).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django_redis import get_redis_connection
 from redis.exceptions import RedisError
@@ -51,9 +53,20 @@ return written
 
 
 def hot_cache_key(*, tenant_id: int, agent_slug: str, user_external_id: str) -> str:
-    # The external id is hashed: no personal identifier appears in Redis key names.
-    digest = hashlib.sha256(user_external_id.encode()).hexdigest()[:32]
-    return f"hot:{tenant_id}:{agent_slug}:{digest}"
+    """``hot:{<tenant>:<agent>:<digest>}``: the external id under a keyed hash (HMAC with a key
+    derived from SECRET_KEY), so neither the id nor a guess at it can be confirmed from Redis
+    key names; the braces are a Redis Cluster hash tag, so a document's two keys (``…`` and
+    ``…:tail``) share a slot and one MGET reads both. After rotating SECRET_KEY run
+    ``manage.py hot_cache_rekey`` (the stored keys are recomputed)."""
+    return f"hot:{{{tenant_id}:{agent_slug}:{user_key_digest(user_external_id)}}}"
+
+
+def user_key_digest(user_external_id: str) -> str:
+    return hmac.new(_key_secret(), user_external_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _key_secret() -> bytes:
+    return hashlib.sha256(b"handover hot-cache key names\x00" + settings.SECRET_KEY.encode()).digest()
 
 
 def _redis() -> Any:

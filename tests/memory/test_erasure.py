@@ -21,6 +21,7 @@ from django_redis import get_redis_connection
 from extraction import pipeline
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
+from memory.hot.cache import user_key_digest
 from memory.models import ACU, EndUser, Entity, Erasure, HotDocument, Session, Turn
 from memory.selectors import hot_document_cached
 from memory.services import (
@@ -59,7 +60,7 @@ class Subject:
     def needles(self) -> list[str]:
         if not self.by_external_id:
             return [self.canary, *self.sessions]
-        digest = hashlib.sha256(self.user.external_id.encode()).hexdigest()[:32]
+        digest = user_key_digest(self.user.external_id)  # the hot-cache key names hold it
         return [self.canary, self.user.external_id, digest, *self.sessions]
 
 

@@ -78,3 +78,32 @@ def test_search_context_and_extraction_tolerate_participants_stored_before_valid
         extraction_run_execute(run_id=run.pk)
         run.refresh_from_db()
     assert run.status == "succeeded", run.error
+
+
+def test_hot_cache_key_names_reveal_no_user_id_and_a_guess_cannot_be_confirmed() -> None:
+    import hashlib
+
+    from memory.hot.cache import hot_cache_key
+
+    key = hot_cache_key(tenant_id=1, agent_slug="advisor", user_external_id="priya@example.com")
+    assert "priya" not in key
+    unkeyed = hashlib.sha256(b"priya@example.com").hexdigest()[:32]
+    assert unkeyed not in key  # a plain hash of a guessed id is not in the name
+    assert key.startswith("hot:{") and key.endswith("}")  # one Redis Cluster slot per document
+
+
+def test_rekeying_recomputes_stored_names_and_leaves_detached_ones(
+    agent_key_a: Key, settings: Any
+) -> None:
+    from memory.models import HotDocument
+    from memory.services.hot_keys import hot_cache_keys_rekey
+
+    agent_key_a.client().post("/v1/sessions", {"agent": "advisor", "user": "priya"}, format="json")
+    agent_key_a.client().post("/v1/sessions", {"agent": "advisor", "user": "ravi"}, format="json")
+    assert hot_cache_keys_rekey() == 0
+    settings.SECRET_KEY = "rotated-" + "x" * 40
+    first, second = HotDocument.objects.order_by("pk")
+    HotDocument.objects.filter(pk=second.pk).update(cache_key=second.cache_key + "~erasing")
+    assert hot_cache_keys_rekey() == 1
+    assert HotDocument.objects.get(pk=first.pk).cache_key != first.cache_key
+    assert HotDocument.objects.get(pk=second.pk).cache_key == second.cache_key + "~erasing"
