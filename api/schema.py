@@ -11,3 +11,46 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "http", "scheme": "bearer", "bearerFormat": "hv_<prefix>_<secret>"}
+
+
+# Every operation can answer these, in the one error envelope (api.exceptions.error_body).
+_ERRORS = {
+    "400": "Bad input: `fields` names each place at fault. Nothing was written.",
+    "401": "No API key, or not a valid one.",
+    "403": "This key's role or scope may not do this.",
+    "404": "No such object, or another tenant's (they look the same).",
+    "413": "The body is over API_MAX_BODY_BYTES.",
+    "429": "Over the key's rate limit; `Retry-After` says when to retry.",
+    "503": "A dependency (PostgreSQL) is unavailable; `Retry-After` says when to retry.",
+}
+_ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["code", "detail"],
+    "properties": {
+        "code": {"type": "string", "description": "stable, machine-readable"},
+        "detail": {"type": "string"},
+        "fields": {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            "description": "input place (`turns[3].text`) → messages",
+        },
+    },
+}
+
+
+def error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the error envelope as a component, and the error
+    statuses on every operation that does not describe them itself."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    reference = {"$ref": "#/components/schemas/Error"}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, description in _ERRORS.items():
+                operation["responses"].setdefault(
+                    status,
+                    {"description": description,
+                     "content": {"application/json": {"schema": reference}}},
+                )  # fmt: skip
+    return result

@@ -74,7 +74,8 @@ class PathRedactFilter(logging.Filter):
             return True
         path = getattr(request, "path", None)
         match = getattr(request, "resolver_match", None)
-        route = f"/{match.route}" if match is not None and getattr(match, "route", "") else None
+        pattern = str(getattr(match, "route", "") or "")
+        route = f"/{pattern}" if pattern else None
         replacement = route or self.WITHHELD
         if path:
             record.msg = str(record.msg).replace(path, replacement)

@@ -14,21 +14,26 @@ from rest_framework.views import APIView
 from api.permissions import IsOperatorKey
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
-from extraction.selectors import extraction_run_list
+from extraction.selectors import extraction_run_list, extraction_run_turn_refs
 from extraction.services import extraction_run_start
 from memory.models import EndUser
 from memory.selectors import end_user_get_for_tenant
 from schemas.models import Agent
 
 
+class TurnRefSerializer(serializers.Serializer):
+    session = serializers.UUIDField()
+    seq = serializers.IntegerField()
+
+
 class RunOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.UUIDField(source="public_id", help_text="opaque")
     status = serializers.CharField()
     trigger = serializers.CharField()
     pending_tokens = serializers.IntegerField()
     schema_version = serializers.IntegerField(allow_null=True)
-    first_turn_id = serializers.IntegerField(allow_null=True)
-    last_turn_id = serializers.IntegerField(allow_null=True)
+    first_turn = TurnRefSerializer(allow_null=True, help_text="the first turn the run read")
+    last_turn = TurnRefSerializer(allow_null=True, help_text="the last turn the run read")
     timings = serializers.DictField(help_text="milliseconds per stage")
     counts = serializers.DictField(
         help_text="turns, facts, superseded, acus, duplicates_dropped, atomicity_rejects, "
@@ -72,7 +77,7 @@ class RunListApi(APIView):
         serializer = self.QuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
         agent, end_user = _agent_and_user(request, serializer.validated_data.get("agent"), user)
-        runs = extraction_run_list(agent=agent, end_user=end_user)
+        runs = extraction_run_turn_refs(extraction_run_list(agent=agent, end_user=end_user))
         return Response(RunOutputSerializer(runs, many=True).data)
 
     @extend_schema(
@@ -89,4 +94,5 @@ class RunListApi(APIView):
         run = extraction_run_start(
             agent=agent, end_user=end_user, actor=principal_of(request).actor
         )
+        [run] = extraction_run_turn_refs([run])
         return Response(RunOutputSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -30,6 +30,8 @@ class HitSerializer(serializers.Serializer):
 
 
 class MemorySearchApi(APIView):
+    reads_only = True  # a POST that writes nothing: viewer keys may call it
+
     class InputSerializer(StrictSerializer):
         agent = StrictCharField(max_length=63, required=False)
         user = StrictCharField(max_length=200, trim_whitespace=False)

@@ -240,6 +240,8 @@ class TurnBatchApi(APIView):
 
 
 class ContextPackApi(APIView):
+    reads_only = True  # a POST that writes nothing: viewer keys may call it
+
     class InputSerializer(StrictSerializer):
         session = serializers.UUIDField()
         query = StrictCharField(required=False, allow_null=True, max_length=2000)

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import IsOperatorKey, IsTenantOperatorKey
+from api.permissions import IsTenantOperatorKey
 from api.serializers import StrictSerializer
 from api.v1.common import principal_of
 from core.text import iso
@@ -100,7 +100,9 @@ class UserEraseApi(APIView):
 
 
 class ErasureDetailApi(APIView):
-    permission_classes = [IsOperatorKey]
+    # An erasure is about a person of the whole tenant: like erase itself, an operator key not
+    # scoped to one agent (a scoped key would read jobs of users erased under other agents).
+    permission_classes = [IsTenantOperatorKey]
 
     @extend_schema(responses=ErasureOutputSerializer, tags=["gdpr"])
     def get(self, request: Request, erasure_id: str) -> Response:

@@ -66,7 +66,9 @@ def user_key_digest(user_external_id: str) -> str:
 
 
 def _key_secret() -> bytes:
-    return hashlib.sha256(b"handover hot-cache key names\x00" + settings.SECRET_KEY.encode()).digest()
+    return hashlib.sha256(
+        b"handover hot-cache key names\x00" + settings.SECRET_KEY.encode()
+    ).digest()
 
 
 def _redis() -> Any:

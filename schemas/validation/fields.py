@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from core.text import text_storable
 from schemas.validation.base import ValidationFailed, is_whole_number
@@ -56,7 +56,7 @@ MAX_MAGNITUDE = 10**15
 _UNSTORABLE = "must be valid Unicode text without NUL characters or lone surrogates"
 
 
-def is_bounded_number(value: object) -> bool:
+def is_bounded_number(value: object) -> TypeGuard[int | float]:
     """A JSON number (not a bool), finite, within ±``MAX_MAGNITUDE``: compared without a
     float conversion, which overflows for a huge integer."""
     if is_whole_number(value):

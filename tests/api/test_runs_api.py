@@ -104,5 +104,7 @@ def test_a_second_start_while_one_is_open_is_409_and_records_nothing(
         "code": "run_open",
         "detail": "A run for this user is already pending or running.",
     }
-    assert list(ExtractionRun.objects.values_list("pk", flat=True)) == [first.json()["id"]]
+    assert [str(i) for i in ExtractionRun.objects.values_list("public_id", flat=True)] == [
+        first.json()["id"]
+    ]
     assert AuditEvent.objects.count() == audit_before

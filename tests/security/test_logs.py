@@ -21,7 +21,8 @@ SECRET_USER = "user-7f3a-personal"
 @pytest.fixture
 def production_log() -> Iterator[io.StringIO]:
     """Every line through the console handler's filters and formatter, as configured."""
-    configured = settings.LOGGING["handlers"]["console"]["filters"]
+    logging_config: dict[str, Any] = settings.LOGGING
+    configured: list[str] = logging_config["handlers"]["console"]["filters"]
     filters = {
         name: logs.RequestIdFilter() if name == "request_id" else logs.PathRedactFilter()
         for name in configured

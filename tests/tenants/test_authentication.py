@@ -114,14 +114,17 @@ def test_an_unknown_prefix_costs_the_same_hash_and_constant_time_compare_as_a_wr
 
     work: list[str] = []
     real_hash, real_compare = authentication.api_key_hash, hmac.compare_digest
-    monkeypatch.setattr(
-        authentication, "api_key_hash", lambda s: work.append("hash") or real_hash(s)
-    )
-    monkeypatch.setattr(
-        authentication.hmac,
-        "compare_digest",
-        lambda a, b: work.append("compare") or real_compare(a, b),
-    )
+
+    def hashing(secret: str) -> str:
+        work.append("hash")
+        return real_hash(secret)
+
+    def comparing(a: str, b: str) -> bool:
+        work.append("compare")
+        return real_compare(a, b)
+
+    monkeypatch.setattr(authentication, "api_key_hash", hashing)
+    monkeypatch.setattr(authentication.hmac, "compare_digest", comparing)
     prefix = operator_key_a.raw.split("_")[1]
     for raw, expected in [
         (f"hv_{prefix}_wrong-secret", ["hash", "compare"]),

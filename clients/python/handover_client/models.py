@@ -221,13 +221,13 @@ class Forgotten:
 
 @dataclass(frozen=True)
 class ExtractionRun:
-    id: int
+    id: str  # opaque
     status: str
     trigger: str
     pending_tokens: int
     schema_version: int | None
-    first_turn_id: int | None
-    last_turn_id: int | None
+    first_turn: dict[str, Any] | None  # {"session", "seq"}
+    last_turn: dict[str, Any] | None
     timings: dict[str, float]
     counts: dict[str, int]
     error: str
