@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 
 from memory.models import EndUser
@@ -22,8 +23,10 @@ class ExtractionRun(models.Model):
     """One pass of the write lane over a user's turns after the watermark."""
 
     # What the API shows: the row id counts every run of every tenant, so it would tell a
-    # tenant the service's volume.
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # tenant the service's volume. The database default covers the scheduler's raw INSERT.
+    public_id = models.UUIDField(
+        default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False
+    )
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.contrib.postgres.functions import RandomUUID
 from django.db import migrations, models
 
 
@@ -26,6 +27,8 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="extractionrun",
             name="public_id",
-            field=models.UUIDField(default=uuid.uuid4, editable=False, unique=True),
+            field=models.UUIDField(
+                db_default=RandomUUID(), default=uuid.uuid4, editable=False, unique=True
+            ),
         ),
     ]
