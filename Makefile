@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-scenarios faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -52,6 +52,11 @@ bench-extraction: $(STAMP)
 
 bench-locomo: $(STAMP)
 	$(PY) bench/locomo.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
+
+# Write-lane correctness on the development scenario suite (bench/scenarios/README.md): its own
+# server and worker on a fresh embedded stack; ARGS='--only re01-priya-pune,tc05-jose-hotspot'.
+bench-scenarios: $(STAMP)
+	$(PY) -m bench.scenarios_run $(ARGS)
 
 # Refresh the README's console screenshots (docs/screenshots/) from the browser tests.
 screenshots: $(STAMP) browser
