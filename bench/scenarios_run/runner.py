@@ -58,19 +58,20 @@ def agents_create(api: Api, scenarios: list[Scenario]) -> None:
                  "schema_fields": scenario.fields, "settings": {"extractor": "rules"}})  # fmt: skip
 
 
-def session_ingest(api: Api, scenario: Scenario, n: int) -> tuple[str, int]:
-    """Open session ``n`` and append its turns; (session uuid, id of its last turn)."""
+def session_ingest(api: Api, scenario: Scenario, n: int) -> tuple[str, tuple[str, int]]:
+    """Open session ``n`` and append its turns; (session uuid, (session uuid, last seq))."""
     opened = api.call("POST", "/v1/sessions", {
         "agent": scenario.id, "user": scenario.id, "session": f"{scenario.id}-s{n}",
         "metadata": {"participants": scenario.participants}})  # fmt: skip
     turns = [{"role": t.role, "text": t.text, "seq": t.seq, "occurred_at": _utc(t.occurred_at)}
              for t in scenario.sessions[n - 1]]  # fmt: skip
-    last = 0
     for i in range(0, len(turns), MAX_BATCH):
-        body = api.call("POST", f"/v1/sessions/{opened['session_id']}/turns:batch",
-                        {"turns": turns[i : i + MAX_BATCH]})  # fmt: skip
-        last = max(t["id"] for t in body["turns"])
-    return opened["session_id"], last
+        api.call("POST", f"/v1/sessions/{opened['session_id']}/turns:batch",
+                 {"turns": turns[i : i + MAX_BATCH]})  # fmt: skip
+    return opened["session_id"], (
+        opened["session_id"],
+        max(t.seq for t in scenario.sessions[n - 1]),
+    )
 
 
 def run_request(api: Api, scenario: Scenario) -> None:
@@ -84,7 +85,7 @@ def run_request(api: Api, scenario: Scenario) -> None:
 def runs_wait(
     api: Api,
     scenarios: list[Scenario],
-    last_turn: dict[str, int],
+    last_turn: dict[str, tuple[str, int]],
     timeout: float,
     failures: list[str],
 ) -> None:
@@ -99,10 +100,13 @@ def runs_wait(
             runs = api.call("GET", f"/v1/users/{quote(sid)}/runs?agent={sid}")
             if any(r["status"] in OPEN for r in runs):
                 continue
-            covered = max(
-                (r["last_turn_id"] or 0 for r in runs if r["status"] == "succeeded"), default=0
-            )
-            if covered >= last_turn[sid]:
+            session, seq = last_turn[sid]
+            covered = any(
+                r["status"] == "succeeded" and r["last_turn"]
+                and r["last_turn"]["session"] == session and r["last_turn"]["seq"] >= seq
+                for r in runs
+            )  # fmt: skip
+            if covered:
                 del waiting[sid]
             elif asked[sid] >= 3 or (runs and runs[0]["status"] == "failed"):
                 failures.append(f"{sid}: runs {[(r['status'], r['error'][:80]) for r in runs[:3]]}")
@@ -144,7 +148,7 @@ def run(client: Client, scenarios: list[Scenario], timeout: float = 900) -> dict
     started = time.perf_counter()
     for n in range(1, max(len(s.sessions) for s in scenarios) + 1):
         active = [s for s in scenarios if len(s.sessions) >= n]
-        last_turn = {}
+        last_turn: dict[str, tuple[str, int]] = {}
         for scenario in active:
             sessions[scenario.id][n], last_turn[scenario.id] = session_ingest(api, scenario, n)
             run_request(api, scenario)
