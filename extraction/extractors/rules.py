@@ -154,7 +154,7 @@ def field_keywords(field: dict[str, Any]) -> list[str]:
     return sorted(set(words), key=len, reverse=True)
 
 
-def _mentions(sentence: str, keywords: list[str]) -> int | None:
+def mentions(sentence: str, keywords: list[str]) -> int | None:
     lowered = sentence.lower()
     for word in keywords:
         match = re.search(rf"(?<![a-z]){re.escape(word)}", lowered)
@@ -204,7 +204,7 @@ def _number_value(field: dict[str, Any], sentence: str, keywords: list[str]) -> 
 def _value(field: dict[str, Any], sentence: str, today: datetime.date) -> tuple[Any, bool] | None:
     """(value, mentioned) for one field in one sentence, or None."""
     keywords = field_keywords(field)
-    at = _mentions(sentence, keywords)
+    at = mentions(sentence, keywords)
     type_ = field["type"]
     if type_ == FieldType.ENUM:
         lowered = sentence.lower()
@@ -301,6 +301,9 @@ class RulesExtractor:
 
 def self_contained(sentence: str, speaker: str, listener: str, day: datetime.date) -> str:
     text = resolve_pronouns(absolutise(sentence.strip(), day), speaker=speaker, listener=listener)
+    capitalised = speaker[:1].upper() + speaker[1:]
+    if speaker != capitalised and text.startswith(capitalised):  # "the user", not "The user"
+        text = speaker + text[len(capitalised) :]
     if not text.endswith((".", "!", "?")):
         text += "."
     if text.startswith(speaker):
