@@ -90,3 +90,20 @@ def test_a_long_history_stays_within_the_summary_cap(advisor: Agent, buyer: EndU
     converse(advisor, buyer, MARCH_2, *lines)
     summary = HotDocument.objects.get(agent=advisor, end_user=buyer).summary
     assert summary and count_tokens(summary) <= 120
+
+
+def test_short_replies_answer_the_field_the_agent_asked_about(
+    advisor: Agent, buyer: EndUser
+) -> None:
+    converse(advisor, buyer, MARCH_2,
+             "Which city are you looking to buy in?", "Pune.",
+             "And what budget do you have in mind?", "Around 2 crore.",
+             "How many bedrooms?", "Three.",
+             "How have you been?", "Good, busy week.")  # fmt: skip
+    facts = current(buyer)
+    assert facts["city"] == ("Pune", "explicit")
+    assert facts["budget"] == ({"amount": 20000000, "currency": "INR"}, "explicit")
+    assert facts["bedrooms"] == (3, "explicit")
+    assert set(facts) == {"city", "budget", "bedrooms"}  # small talk answers no field
+    budget = Entity.objects.get(end_user=buyer, key="budget", status="active")
+    assert [t["seq"] for t in budget.source_turns] == [3, 4]  # the question and its answer
