@@ -94,10 +94,10 @@ def answer_value(field: dict[str, Any], reply: str, today: datetime.date) -> Any
             return {"amount": int(numbers[0]), "currency": None} if len(numbers) == 1 else None
         return amounts[0].value()
     if type_ == FieldType.NUMBER:
-        numbers = find_numbers(text)
-        if not numbers:
+        found = find_numbers(text)
+        if not found:
             return None
-        number = numbers[0][0]
+        number = found[0][0]
         return int(number) if number.is_integer() else number
     if type_ == FieldType.DATE:
         day = find_date(text, today)
