@@ -34,7 +34,7 @@ from extraction.extractors import (
 from extraction.models import ExtractionRun, RunStatus
 from extraction.stages.compress import atomicity_problems, content_hash, is_duplicate
 from extraction.stages.smart_keep import smart_keep
-from extraction.stages.summary import summary_fold, summary_traceable
+from extraction.stages.summary import Version, summary_consistent, summary_fold, summary_traceable
 from memory.embedding import embed
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.services import (
@@ -99,7 +99,8 @@ def user_lock_free(agent_id: int, end_user_id: int) -> bool:
 
 def _speakers(session: Session, end_user: EndUser, name: str | None) -> tuple[str, str]:
     participants = participants_of(session.metadata)
-    user = participants.get("user") or name or f"User {end_user.external_id}"
+    # People by name, never by external id (an id is no one's name and leaks into memory).
+    user = participants.get("user") or name or "the user"
     assistant = participants.get("assistant") or "the assistant"
     return str(user), str(assistant)
 
@@ -311,6 +312,10 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             counts["superseded"] = Entity.objects.filter(
                 agent=agent, end_user=end_user, superseded_by__created_by=f"extraction_run:{run.pk}"
             ).count()
+            new_summary = summary_consistent(
+                new_summary, schema.fields, _versions(agent, end_user),
+                max_tokens=agent.summary_max_tokens,
+            )  # fmt: skip
             counts["acus"] = acu_create_many(agent=agent, end_user=end_user, units=units)
             last = window[-1].id
             counts["archived"] = turns_archive(
@@ -324,6 +329,20 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             timings["total"] = round((time.perf_counter() - total_started) * 1000, 2)
             return _finish(run, RunStatus.SUCCEEDED, timings, counts, extraction.usage, schema.version,
                            window[0].id, last)  # fmt: skip
+
+
+def _versions(agent: Agent, end_user: EndUser) -> list[Version]:
+    """Every current and superseded fact of the user, oldest first: what the summary must agree
+    with (one query)."""
+    rows = Entity.objects.filter(
+        agent=agent, end_user=end_user, status__in=[Status.ACTIVE, Status.SUPERSEDED]
+    ).order_by("valid_from").values_list(
+        "key", "field", "value", "value_text", "status", "valid_from", "valid_until", "superseded_at"
+    )  # fmt: skip
+    return [
+        Version(key, field, value, text, status == Status.ACTIVE, start, until or superseded)
+        for key, field, value, text, status, start, until, superseded in rows
+    ]
 
 
 def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: dict[str, int],

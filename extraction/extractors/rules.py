@@ -11,10 +11,12 @@ and the turn's date in front.
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from typing import Any
 
 from core.text import sentences
+from extraction.extractors.answers import answer_value, asked_fields
 from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.text import (
     absolutise,
@@ -154,7 +156,7 @@ def field_keywords(field: dict[str, Any]) -> list[str]:
     return sorted(set(words), key=len, reverse=True)
 
 
-def _mentions(sentence: str, keywords: list[str]) -> int | None:
+def mentions(sentence: str, keywords: list[str]) -> int | None:
     lowered = sentence.lower()
     for word in keywords:
         match = re.search(rf"(?<![a-z]){re.escape(word)}", lowered)
@@ -204,7 +206,7 @@ def _number_value(field: dict[str, Any], sentence: str, keywords: list[str]) -> 
 def _value(field: dict[str, Any], sentence: str, today: datetime.date) -> tuple[Any, bool] | None:
     """(value, mentioned) for one field in one sentence, or None."""
     keywords = field_keywords(field)
-    at = _mentions(sentence, keywords)
+    at = mentions(sentence, keywords)
     type_ = field["type"]
     if type_ == FieldType.ENUM:
         lowered = sentence.lower()
@@ -233,6 +235,19 @@ def _value(field: dict[str, Any], sentence: str, today: datetime.date) -> tuple[
     return (text, True) if text else None
 
 
+def _answer(question: WindowTurn, field: dict[str, Any], reply: WindowTurn) -> list[FactCandidate]:
+    """The user's reply to a question about ``field``, typed by the field (question → answer)."""
+    first = sentences(reply.text)[:1]
+    if not first or is_question(first[0]):
+        return []
+    value = answer_value(field, first[0], reply.occurred_at.date())
+    if value is None:
+        return []
+    source = "inferred" if is_hedged(first[0]) else "explicit"
+    refs = [question.ref(), reply.ref()]
+    return [FactCandidate(field["key"], value, source, reply.occurred_at, refs)]
+
+
 class RulesExtractor:
     name = "rules"
 
@@ -240,6 +255,12 @@ class RulesExtractor:
         self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage
     ) -> list[FactCandidate]:
         facts: list[FactCandidate] = []
+        pairs = [(q, r) for q, r in itertools.pairwise(turns)
+                 if q.role == "assistant" and r.role == "user" and sentences(q.text)
+                 and is_question(sentences(q.text)[-1])]  # fmt: skip
+        asked = asked_fields([sentences(q.text)[-1] for q, _ in pairs], fields)
+        answers = {reply.id: (question, field) for (question, reply), field in
+                   zip(pairs, asked, strict=True) if field is not None}  # fmt: skip
         for index, turn in enumerate(turns):
             if turn.role == "assistant" and index + 1 < len(turns):
                 reply = turns[index + 1]
@@ -249,7 +270,11 @@ class RulesExtractor:
                     )
                 continue
             if turn.role == "user":
-                facts += self._from_text(turn, fields, source="explicit")
+                stated = self._from_text(turn, fields, source="explicit")
+                facts += stated
+                question, field = answers.get(turn.id, (None, None))
+                if question and field and all(f.key != field["key"] for f in stated):
+                    facts += _answer(question, field, turn)
         return facts
 
     def _from_text(
@@ -301,6 +326,9 @@ class RulesExtractor:
 
 def self_contained(sentence: str, speaker: str, listener: str, day: datetime.date) -> str:
     text = resolve_pronouns(absolutise(sentence.strip(), day), speaker=speaker, listener=listener)
+    capitalised = speaker[:1].upper() + speaker[1:]
+    if speaker != capitalised and text.startswith(capitalised):  # "the user", not "The user"
+        text = speaker + text[len(capitalised) :]
     if not text.endswith((".", "!", "?")):
         text += "."
     if text.startswith(speaker):
