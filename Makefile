@@ -50,8 +50,9 @@ test-fast: $(STAMP)
 bench-extraction: $(STAMP)
 	$(PY) bench/extraction.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
 
+# Search on LoCoMo against its baselines; ARGS=--skip-replay skips the turn-by-turn replay.
 bench-locomo: $(STAMP)
-	$(PY) bench/locomo.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
+	$(PY) -m bench.locomo --data $(or $(DATA),../shared/bench/locomo-dev.json) $(ARGS)
 
 # Refresh the README's console screenshots (docs/screenshots/) from the browser tests.
 screenshots: $(STAMP) browser
