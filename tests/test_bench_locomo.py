@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.locomo import baselines, diff
-from bench.locomo.data import evidence_ids, turn_lines
+from bench.extraction import session_time
+from bench.locomo import baselines, diff, report
+from bench.locomo.data import evidence_ids, locomo_date, turn_lines
 from bench.locomo.metrics import (
     aggregate,
     all_at,
@@ -115,9 +116,18 @@ CONVERSATION = {
 def test_baseline_turns_carry_the_session_date_and_the_speaker() -> None:
     assert turn_lines(CONVERSATION)[0] == (
         "D1:1",
-        "[8 May 2023] Ana: I adopted a greyhound named Pixel.",
+        "[1:56 pm on 8 May, 2023] Ana: I adopted a greyhound named Pixel.",
     )
-    assert turn_lines(CONVERSATION)[2][1].startswith("[1 June 2023] Ana: ")
+    assert turn_lines(CONVERSATION)[2][1].startswith("[9:05 am on 1 June, 2023] Ana: ")
+
+
+def test_the_date_is_written_back_exactly_as_locomo_writes_it() -> None:
+    for raw in (
+        "1:56 pm on 8 May, 2023",
+        "12:06 am on 11 November, 2022",
+        "12:30 pm on 1 June, 2023",
+    ):
+        assert locomo_date(session_time(raw)) == raw
 
 
 def test_baselines_rank_every_turn_on_the_same_text() -> None:
@@ -158,3 +168,20 @@ def test_diff_reports_questions_gained_and_lost_at_8(tmp_path: Path) -> None:
     assert [key for key, *_ in moved["handover"]["gained"]] == [("c", 0)]
     assert moved["handover"]["lost"] == [(("c", 1), 1.0, 0.0)]
     assert diff.main([str(old), str(new)]) == 0
+
+
+def test_losses_name_every_figure_a_baseline_beats_and_budgets_use_k_50() -> None:
+    def scores(value: float, budget: float) -> dict[str, object]:
+        row: dict[str, object] = {c: value for c in report.COLUMNS if not c.endswith("t")}
+        row |= {c: budget for c in report.COLUMNS if c.endswith("t")}
+        row["questions"] = 1
+        return row | {"by_category": {"1": dict(row)}}
+
+    results = {"systems": {"handover": scores(0.5, 0.0), "handover_k50": scores(0.0, 0.6),
+                           "dense": scores(0.4, 0.7), "bm25": scores(0.6, 0.1),
+                           "rrf": scores(0.1, 0.1), "recent": scores(0.0, 0.0)}}  # fmt: skip
+    lost = report.losses(results)
+    assert "overall recall@8: Handover 0.500 < BM25 0.600" in lost
+    assert "cat 1 recall@800t: Handover 0.600 < dense 0.700" in lost
+    assert len(lost) == 2 * len(report.COLUMNS)  # every column, overall and in category 1
+    assert "| **Handover search** | 0.500 |" in report.markdown(results)  # 0.6 is bold, not it

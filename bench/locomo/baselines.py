@@ -1,5 +1,6 @@
 """The baselines, in process, over the same turns the service ingested: each turn indexed as
-`[<session date>] <speaker>: <text>` (image captions as the ingest adds them).
+`[<session date>] <speaker>: <text>` (bench.locomo.data.turn_lines; image captions as the
+ingest adds them).
 
 - dense: the service's embedder (memory.embedding.default_embedder), exact cosine over every turn;
 - bm25: bm25s (Lucene's BM25, k1 1.5, b 0.75), English stop words, no stemming (a stemmer would

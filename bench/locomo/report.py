@@ -113,3 +113,54 @@ def chart(results: dict[str, Any], path: Path) -> None:
     right.legend(fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
+
+
+MARKDOWN_COLUMNS = ["recall@1", "recall@5", "recall@8", "recall@10", "hit@8", "all@8",
+                    *(f"recall@{b}t" for b in BUDGETS)]  # fmt: skip
+MARKDOWN_ROWS = {
+    "handover": "**Handover search**",
+    "dense": "dense (date + speaker + text)",
+    "bm25": "BM25 (same text)",
+    "rrf": "RRF of dense and BM25",
+    "recent": "the last turns",
+}
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The README's tables, overall then per category: Handover at k = 10 in the @k columns
+    and at k = 50 in the budget columns, against each baseline; the best of each column bold."""
+    head = [short(c).replace("R≤", "≤ ").replace("t", " tok") for c in MARKDOWN_COLUMNS]
+    lines = ["| | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for category in ("all", *CATEGORIES):
+        if not bucket(results, "handover", category):
+            continue
+        values = {
+            system: [
+                bucket(results, f"{system}_k50" if column.endswith("t") and system == "handover"
+                       else system, category)[column]
+                for column in MARKDOWN_COLUMNS
+            ]
+            for system in MARKDOWN_ROWS
+        }  # fmt: skip
+        best = [max(column) for column in zip(*values.values(), strict=True)]
+        if category != "all":
+            n = bucket(results, "handover", category)["questions"]
+            title = f"cat {category} {CATEGORY_NAMES[category]} ({n})"
+            lines.append(f"| *{title}* |" + " |" * len(head))
+        for system, label in MARKDOWN_ROWS.items():
+            cells = [
+                f"**{v:.3f}**" if v == top else f"{v:.3f}"
+                for v, top in zip(values[system], best, strict=True)
+            ]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    from bench.locomo import RESULTS
+
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS / "locomo.json"
+    print(markdown(json.loads(path.read_text())))
