@@ -88,6 +88,18 @@ def test_rrf_sums_reciprocal_ranks_with_k_60() -> None:
     assert rrf([["x", "y"], ["z", "y"]])[0] == "y"
 
 
+def test_rrf_uses_k_60_exactly() -> None:
+    """x first in one list; y at rank r in both: 2 / (60 + r) beats 1 / 61 only while r < 62."""
+
+    def lists(r: int) -> list[list[str]]:
+        fill = [f"a{i}" for i in range(2, r)]
+        return [["x", *fill, "y"], [f"b{i}" for i in range(1, r)] + ["y"]]
+
+    assert rrf(lists(61))[0] == "y"
+    assert rrf(lists(63))[:2] == ["x", "b1"]  # x and b1 tie at 1/61: the earlier list first
+    assert rrf(lists(61), k=70)[0] == "y" and rrf(lists(63), k=70)[0] == "y"
+
+
 def test_rrf_breaks_ties_by_the_best_rank_then_the_earlier_list() -> None:
     assert rrf([["a", "b"], ["b", "a"]]) == ["a", "b"]  # equal sums, equal best ranks: list 1
     assert rrf([["p"], ["q"]]) == ["p", "q"]

@@ -129,7 +129,10 @@ MARKDOWN_ROWS = {
 def markdown(results: dict[str, Any]) -> str:
     """The README's tables, overall then per category: Handover at k = 10 in the @k columns
     and at k = 50 in the budget columns, against each baseline; the best of each column bold."""
-    head = [short(c).replace("R≤", "≤ ").replace("t", " tok") for c in MARKDOWN_COLUMNS]
+    head = [
+        f"≤ {int(c.split('@')[1][:-1]):,} tok" if c.endswith("t") else short(c)
+        for c in MARKDOWN_COLUMNS
+    ]
     lines = ["| | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for category in ("all", *CATEGORIES):
         if not bucket(results, "handover", category):
