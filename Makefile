@@ -50,8 +50,9 @@ test-fast: $(STAMP)
 bench-extraction: $(STAMP)
 	$(PY) bench/extraction.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
 
+# Search on LoCoMo against its baselines; ARGS=--skip-replay skips the turn-by-turn replay.
 bench-locomo: $(STAMP)
-	$(PY) bench/locomo.py --data $(or $(DATA),../shared/bench/locomo-dev.json)
+	$(PY) -m bench.locomo --data $(or $(DATA),../shared/bench/locomo-dev.json) $(ARGS)
 
 # Write-lane correctness on the development scenario suite (bench/scenarios/README.md): its own
 # server and worker on a fresh embedded stack; ARGS='--only re01-priya-pune,tc05-jose-hotspot'.
