@@ -3,6 +3,8 @@
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
@@ -36,6 +38,25 @@ _ERROR_SCHEMA = {
         },
     },
 }
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The error envelope, for an operation that names an error status of its own (409); the
+    hook below replaces the component with ``_ERROR_SCHEMA`` (the same shape, typed fields)."""
+
+    code = serializers.CharField()
+    detail = serializers.CharField()
+    fields = serializers.DictField(required=False)  # type: ignore[assignment]  # DRF pops declared fields
+
+    class Meta:
+        ref_name = "Error"
+
+
+def conflict(*codes: str) -> OpenApiResponse:
+    """A 409 this operation can answer, with its codes."""
+    return OpenApiResponse(
+        ErrorSerializer, description="Conflict: " + ", ".join(f"`{c}`" for c in codes)
+    )
 
 
 def error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
