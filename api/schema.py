@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
@@ -13,6 +14,23 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "http", "scheme": "bearer", "bearerFormat": "hv_<prefix>_<secret>"}
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's, and a DELETE that declares a body (forgetting a fact takes
+    ``{"redact_turns"}``) has it in the schema: drf-spectacular leaves DELETE bodies out."""
+
+    def _get_request_body(self, direction: str = "request") -> Any:
+        if self.method != "DELETE" or self.get_request_serializer() is None:
+            return super()._get_request_body(direction)
+        self.method = "POST"  # the only check that keeps a DELETE's body out
+        try:
+            body = super()._get_request_body(direction)
+        finally:
+            self.method = "DELETE"
+        if body is not None:
+            body["required"] = False  # the body is optional: a bare DELETE forgets, unredacted
+        return body
 
 
 # Every operation can answer these, in the one error envelope (api.exceptions.error_body).

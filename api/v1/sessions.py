@@ -81,6 +81,9 @@ class RecentTurnSerializer(serializers.Serializer):
 class SessionOpenedSerializer(serializers.Serializer):
     session_id = serializers.UUIDField()
     created = serializers.BooleanField(help_text="false: an existing session was resumed (200)")
+    next_seq = serializers.IntegerField(
+        help_text="the seq the session's next turn takes: number appends from it (exactly-once)"
+    )
     agent = serializers.CharField()
     user = serializers.CharField()
     hot_version = serializers.IntegerField()

@@ -46,6 +46,7 @@ CONFLICTS = {
     ("post", "/v1/entities/{entity_id}/unpin"),
     ("post", "/v1/agents"),
     ("post", "/v1/users/{user}/runs"),
+    ("delete", "/v1/sessions/{session_id}/turns/last"),  # turn_extracted
 }
 
 
