@@ -78,6 +78,14 @@ class RecentTurnSerializer(serializers.Serializer):
         ref_name = "RecentTurn"
 
 
+class ChatMessageSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = serializers.CharField()
+
+    class Meta:
+        ref_name = "ChatMessage"
+
+
 class SessionOpenedSerializer(serializers.Serializer):
     session_id = serializers.UUIDField()
     created = serializers.BooleanField(help_text="false: an existing session was resumed (200)")
@@ -87,7 +95,15 @@ class SessionOpenedSerializer(serializers.Serializer):
     agent = serializers.CharField()
     user = serializers.CharField()
     hot_version = serializers.IntegerField()
-    context_block = serializers.CharField()
+    system_block = serializers.CharField(
+        help_text="memory as system text, without any turn: put this in the system prompt"
+    )
+    recent_messages = ChatMessageSerializer(
+        many=True, help_text="the recent user and assistant turns as chat messages, oldest first"
+    )
+    context_block = serializers.CharField(
+        help_text="system_block and the recent turns (quoted) in one text; kept for older callers"
+    )
     profile = serializers.DictField(child=FactSerializer())
     facts = FactSerializer(many=True)
     possibilities = FactSerializer(many=True)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from core.errors import Conflict
 from memory.hot.document import hot_document_load
 from memory.models import EndUser
-from memory.rendering import context_block_render
+from memory.rendering import context_block_render, recent_messages
 from memory.selectors.hot import hot_document_cached, hot_document_current
 from memory.validation import external_id_validate, metadata_validate
 from schemas.selectors import agent_get_for_tenant
@@ -150,6 +150,10 @@ def session_start(
         "agent": agent_slug,
         "user": user_external_id,
         "hot_version": document["version"],
+        # What to inject: the system block (memory, no raw turns) and the recent turns as chat
+        # messages; context_block (both in one text) stays for older callers.
+        "system_block": document["stable_block"] + "\n",
+        "recent_messages": recent_messages(document["recent_turns"]),
         "context_block": context_block_render(document["stable_block"], document["recent_turns"]),
         "profile": {fact["key"]: fact for fact in document["profile"]},
         "facts": document["facts"],

@@ -101,6 +101,10 @@ class Session:
     recent_turns: list[RecentTurn] = field(default_factory=list)
     next_seq: int | None = None
     """The seq the session's next turn takes (None from a server before it said so)."""
+    system_block: str = ""
+    """Memory as system text, without any turn: the system prompt's part."""
+    recent_messages: list[dict[str, str]] = field(default_factory=list)
+    """The recent user and assistant turns as chat messages (``{"role", "content"}``)."""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
