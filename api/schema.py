@@ -2,7 +2,10 @@
 
 from typing import Any
 
+from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
@@ -11,6 +14,23 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "http", "scheme": "bearer", "bearerFormat": "hv_<prefix>_<secret>"}
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's, and a DELETE that declares a body (forgetting a fact takes
+    ``{"redact_turns"}``) has it in the schema: drf-spectacular leaves DELETE bodies out."""
+
+    def _get_request_body(self, direction: str = "request") -> Any:
+        if self.method != "DELETE" or self.get_request_serializer() is None:
+            return super()._get_request_body(direction)
+        self.method = "POST"  # the only check that keeps a DELETE's body out
+        try:
+            body = super()._get_request_body(direction)
+        finally:
+            self.method = "DELETE"
+        if body is not None:
+            body["required"] = False  # the body is optional: a bare DELETE forgets, unredacted
+        return body
 
 
 # Every operation can answer these, in the one error envelope (api.exceptions.error_body).
@@ -38,6 +58,25 @@ _ERROR_SCHEMA = {
         },
     },
 }
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The error envelope, for an operation that names an error status of its own (409); the
+    hook below replaces the component with ``_ERROR_SCHEMA`` (the same shape, typed fields)."""
+
+    code = serializers.CharField()
+    detail = serializers.CharField()
+    fields = serializers.DictField(required=False)  # type: ignore[assignment]  # DRF pops declared fields
+
+    class Meta:
+        ref_name = "Error"
+
+
+def conflict(*codes: str) -> OpenApiResponse:
+    """A 409 this operation can answer, with its codes."""
+    return OpenApiResponse(
+        ErrorSerializer, description="Conflict: " + ", ".join(f"`{c}`" for c in codes)
+    )
 
 
 def error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import observability
-from api.v1 import agents, facts, health, runs, search, sessions, users
+from api.v1 import agents, facts, health, runs, search, sessions, turns, users
 
 app_name = "api"
 
@@ -37,7 +37,16 @@ urlpatterns = [
     ),
     path("v1/sessions", sessions.SessionOpenApi.as_view(), name="session-open"),
     path(
-        "v1/sessions/<uuid:session_id>/turns", sessions.TurnAppendApi.as_view(), name="turn-append"
+        # GET: the history; POST: an append (the name the request metrics have always used)
+        "v1/sessions/<uuid:session_id>/turns",
+        turns.SessionTurnsApi.as_view(),
+        name="turn-append",
+    ),
+    path("v1/sessions/<uuid:session_id>/turns/last", turns.TurnLastApi.as_view(), name="turn-last"),
+    path(
+        "v1/sessions/<uuid:session_id>/turns:clear",
+        turns.TurnClearApi.as_view(),
+        name="turn-clear",
     ),
     path(
         "v1/sessions/<uuid:session_id>/turns:batch",

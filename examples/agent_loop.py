@@ -6,7 +6,8 @@
 
 Type a line, get an answer; an empty line or end of input stops. What it does:
 
-1. opens a session and puts the ``context_block`` in the system prompt (one indexed read);
+1. opens a session, puts its ``system_block`` (memory, no raw turns) in the system prompt and its
+   ``recent_messages`` after it as chat messages (one indexed read);
 2. passes ``memory_tool`` (the ``search_memory`` function definition) as the model's tool;
 3. when the model calls it, runs the search and hands the results back as the tool's answer;
 4. appends every user and assistant turn (the client numbers them, so a retry is stored once).
@@ -55,7 +56,10 @@ def run(agent: str, user: str, model: str, session: str | None) -> None:
         opened = memory.open_session(agent, user, session=session)
         sid = opened.session_id
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": f"{SYSTEM}\n\n{opened.context_block}"}
+            # Memory as system text; the recent turns as the messages they were, so user text
+            # never speaks with the system prompt's authority (docs/agents.md).
+            {"role": "system", "content": f"{SYSTEM}\n\n{opened.system_block}"},
+            *opened.recent_messages,
         ]
         tools = [opened.memory_tool]
 

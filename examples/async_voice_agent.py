@@ -51,7 +51,10 @@ async def run(agent: str, user: str, model: str) -> None:
         opened = await memory.open_session(agent, user)
         sid = opened.session_id
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": f"{SYSTEM}\n\n{opened.context_block}"}
+            # Memory as system text; the recent turns as the messages they were, so user text
+            # never speaks with the system prompt's authority (docs/agents.md).
+            {"role": "system", "content": f"{SYSTEM}\n\n{opened.system_block}"},
+            *opened.recent_messages,
         ]
         pending: list[asyncio.Task[Any]] = []
 

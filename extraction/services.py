@@ -54,8 +54,9 @@ def extraction_schedule_if_due(
         # model or a bad turn cannot turn every append into a new failed run.
         cursor.execute(
             "INSERT INTO extraction_extractionrun (tenant_id, agent_id, end_user_id, status, trigger, "
-            "pending_tokens, timings, counts, error, created_at) "
-            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now() WHERE NOT EXISTS ("
+            "pending_tokens, timings, counts, error, created_at, public_id) "
+            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now(), gen_random_uuid() "
+            "WHERE NOT EXISTS ("
             "  SELECT 1 FROM extraction_extractionrun WHERE agent_id = %s AND end_user_id = %s "
             "  AND status = 'failed' AND finished_at > now() - make_interval(secs => %s)) "
             "ON CONFLICT (agent_id, end_user_id) WHERE status IN ('pending', 'running') DO NOTHING "

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.permissions import IsOperatorKey
+from api.schema import conflict
 from api.serializers import StrictSerializer
 from api.v1.common import agent_of, principal_of
 from core.errors import Forbidden, Invalid
@@ -104,7 +105,11 @@ class AgentListApi(APIView):
         agents = agent_list(tenant_id=principal.tenant_id, agent_scope=principal.agent_id)
         return Response(AgentOutputSerializer(agents, many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: AgentOutputSerializer}, tags=["agents"])
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: AgentOutputSerializer, 409: conflict("agent_exists")},
+        tags=["agents"],
+    )
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         serializer = self.InputSerializer(data=request.data)

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.schema import conflict
 from api.serializers import StrictCharField, StrictSerializer, moment_field, valid_from_field
 from api.v1.common import agent_of, principal_of
 from memory.models import Entity, Source, Status
@@ -189,10 +190,15 @@ class EntityCorrectApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: EntityOutputSerializer},
+        responses={
+            201: EntityOutputSerializer,
+            200: EntityOutputSerializer,
+            409: conflict("entity_not_active"),
+        },
         tags=["facts"],
         description="Replace a wrong value: a new active version (source operator or confirmed) "
-        "supersedes this one, valid from this one's start unless `valid_from` is given.",
+        "supersedes this one, valid from this one's start unless `valid_from` is given (201). "
+        "The value it already has changes nothing (200). Only the active version: else 409.",
     )
     def post(self, request: Request, entity_id: str) -> Response:
         entity = _entity(request, entity_id)
@@ -210,7 +216,11 @@ class EntityCorrectApi(APIView):
 class EntityPinApi(APIView):
     pinned = True
 
-    @extend_schema(request=None, responses=EntityOutputSerializer, tags=["facts"])
+    @extend_schema(
+        request=None,
+        responses={200: EntityOutputSerializer, 409: conflict("entity_not_active")},
+        tags=["facts"],
+    )
     def post(self, request: Request, entity_id: str) -> Response:
         entity = entity_pin_set(
             entity=_entity(request, entity_id),

@@ -45,6 +45,11 @@ def _redis() -> None:
     cache.client.get_client().ping()  # type: ignore[attr-defined]
 
 
+READYZ = inline_serializer(
+    "Readyz", {"status": serializers.CharField(), "checks": serializers.DictField()}
+)
+
+
 class ReadyzApi(APIView):
     """PostgreSQL and Redis reachable: 200, else 503 with what failed."""
 
@@ -52,12 +57,10 @@ class ReadyzApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        responses={
-            200: inline_serializer(
-                "Readyz", {"status": serializers.CharField(), "checks": serializers.DictField()}
-            )
-        },
+        responses={200: READYZ, 503: READYZ},
         tags=["health"],
+        description="200 when PostgreSQL and Redis answer; 503, with the same body, when one "
+        "does not (`checks` says which).",
     )
     def get(self, request: Request) -> Response:
         checks = {"postgres": _check(_postgres), "redis": _check(_redis)}

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.permissions import IsOperatorKey
+from api.schema import conflict
 from api.serializers import StrictCharField, StrictSerializer
 from api.v1.common import agent_of, principal_of
 from extraction.selectors import extraction_run_list, extraction_run_turn_refs
@@ -82,7 +83,7 @@ class RunListApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={202: RunOutputSerializer},
+        responses={202: RunOutputSerializer, 409: conflict("run_open")},
         tags=["write lane"],
         description="Start a run for this user now (operator keys), whatever the pending count. "
         "409 `run_open` while one is pending or running.",

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.schema import conflict
 from api.serializers import (
     StrictCharField,
     StrictIntegerField,
@@ -77,6 +78,44 @@ class RecentTurnSerializer(serializers.Serializer):
         ref_name = "RecentTurn"
 
 
+class ChatMessageSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = serializers.CharField()
+
+    class Meta:
+        ref_name = "ChatMessage"
+
+
+class SessionOpenedSerializer(serializers.Serializer):
+    session_id = serializers.UUIDField()
+    created = serializers.BooleanField(help_text="false: an existing session was resumed (200)")
+    next_seq = serializers.IntegerField(
+        help_text="the seq the session's next turn takes: number appends from it (exactly-once)"
+    )
+    agent = serializers.CharField()
+    user = serializers.CharField()
+    hot_version = serializers.IntegerField()
+    system_block = serializers.CharField(
+        help_text="memory as system text, without any turn: put this in the system prompt"
+    )
+    recent_messages = ChatMessageSerializer(
+        many=True, help_text="the recent user and assistant turns as chat messages, oldest first"
+    )
+    context_block = serializers.CharField(
+        help_text="system_block and the recent turns (quoted) in one text; kept for older callers"
+    )
+    profile = serializers.DictField(child=FactSerializer())
+    facts = FactSerializer(many=True)
+    possibilities = FactSerializer(many=True)
+    pinned = FactSerializer(many=True)
+    recent_turns = RecentTurnSerializer(many=True)
+    summary = serializers.CharField()
+    memory_tool = serializers.DictField()
+
+    class Meta:
+        ref_name = "SessionOpened"
+
+
 class SessionOpenApi(APIView):
     class InputSerializer(StrictSerializer):
         agent = serializers.CharField(max_length=63)
@@ -92,24 +131,9 @@ class SessionOpenApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: inline_serializer(
-                "SessionOpened",
-                {
-                    "session_id": serializers.UUIDField(),
-                    "created": serializers.BooleanField(),
-                    "agent": serializers.CharField(),
-                    "user": serializers.CharField(),
-                    "hot_version": serializers.IntegerField(),
-                    "context_block": serializers.CharField(),
-                    "profile": serializers.DictField(child=FactSerializer()),
-                    "facts": FactSerializer(many=True),
-                    "possibilities": FactSerializer(many=True),
-                    "pinned": FactSerializer(many=True),
-                    "recent_turns": RecentTurnSerializer(many=True),
-                    "summary": serializers.CharField(),
-                    "memory_tool": serializers.DictField(),
-                },
-            )
+            201: SessionOpenedSerializer,
+            200: SessionOpenedSerializer,
+            409: conflict("session_user_mismatch"),
         },
         tags=["call path"],
         description="Open a session (201) or resume the one with this `session` id (200). "
@@ -159,6 +183,15 @@ class TurnOutputSerializer(serializers.Serializer):
         ref_name = "Turn"
 
 
+class TurnAppendedSerializer(TurnOutputSerializer):
+    hot_version = serializers.IntegerField(
+        allow_null=True, help_text="the hot document's version after the append; null for a repeat"
+    )
+
+    class Meta:
+        ref_name = "TurnAppended"
+
+
 def _turn_body(appended: TurnAppended) -> dict[str, Any]:
     return {**turn_present(appended.turn, full=True), "created": appended.created}
 
@@ -186,7 +219,11 @@ def _append(request: Request, session_id: str, turns: list[dict[str, Any]]) -> A
 class TurnAppendApi(APIView):
     @extend_schema(
         request=TurnInputSerializer,
-        responses={201: TurnOutputSerializer, 200: TurnOutputSerializer},
+        responses={
+            201: TurnAppendedSerializer,
+            200: TurnAppendedSerializer,
+            409: conflict("turn_conflict"),
+        },
         tags=["call path"],
         description="Append a turn, durably, then acknowledge (201). The same `seq` again with "
         "the same role and text returns the stored turn (200); with other content, 409. Without "
@@ -203,6 +240,16 @@ class TurnAppendApi(APIView):
         )
 
 
+class TurnBatchResultSerializer(serializers.Serializer):
+    turns = TurnOutputSerializer(many=True)
+    created = serializers.IntegerField(help_text="turns stored by this call (0: all repeats, 200)")
+    existing = serializers.IntegerField(help_text="turns already stored with the same content")
+    hot_version = serializers.IntegerField(allow_null=True, help_text="null when none was new")
+
+    class Meta:
+        ref_name = "TurnBatchResult"
+
+
 class TurnBatchApi(APIView):
     class InputSerializer(StrictSerializer):
         turns = TurnInputSerializer(many=True, allow_empty=False, max_length=MAX_BATCH)  # type: ignore[call-arg]
@@ -213,17 +260,13 @@ class TurnBatchApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={
-            201: inline_serializer(
-                "TurnBatchResult",
-                {
-                    "turns": TurnOutputSerializer(many=True),
-                    "created": serializers.IntegerField(),
-                    "existing": serializers.IntegerField(),
-                },
-            )
+            201: TurnBatchResultSerializer,
+            200: TurnBatchResultSerializer,
+            409: conflict("turn_conflict"),
         },
         tags=["call path"],
-        description=f"Append up to {MAX_BATCH} turns in order, all or nothing, same rules as one.",
+        description=f"Append up to {MAX_BATCH} turns in order, all or nothing, same rules as one: "
+        "201 when at least one was new, 200 when every one was already stored.",
     )
     def post(self, request: Request, session_id: str) -> Response:
         serializer = self.InputSerializer(data=request.data)

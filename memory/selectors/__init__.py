@@ -17,11 +17,13 @@ from memory.selectors.sessions import (
     session_get_for_user,
     uuid_or_not_found,
 )
+from memory.selectors.turns import TurnPage, turn_list
 
 _uuid = uuid_or_not_found  # the name tests/tenants imports
 
 __all__ = [
     "BlockAsOf",
+    "TurnPage",
     "context_block_as_of",
     "context_pack",
     "end_user_get_for_tenant",
@@ -33,5 +35,6 @@ __all__ = [
     "hot_document_payload",
     "session_get_for_tenant",
     "session_get_for_user",
+    "turn_list",
     "uuid_or_not_found",
 ]

@@ -10,6 +10,7 @@ importing from here; modules inside ``memory`` import from the submodules (no im
 from memory.hot.document import hot_document_load, hot_document_rebuild
 from memory.services.facts import SOURCE_RANK, entity_correct, entity_pin_set, entity_upsert
 from memory.services.forget import MIN_NEEDLE_CHARS, REDACTED, Forgotten, entity_forget
+from memory.services.history import TurnRemoved, TurnsCleared, turn_clear_hot, turn_remove_last
 from memory.services.sessions import SessionOpened, end_user_get_or_create, session_open
 from memory.services.turns import AppendResult, TurnAppended, TurnIn, turn_append
 from memory.services.units import acu_create_many, acu_nearest, end_user_lock_live, turns_archive
@@ -34,6 +35,8 @@ __all__ = [
     "SessionOpened",
     "TurnAppended",
     "TurnIn",
+    "TurnRemoved",
+    "TurnsCleared",
     "acu_create_many",
     "acu_nearest",
     "end_user_get_or_create",
@@ -48,6 +51,8 @@ __all__ = [
     "metadata_validate",
     "session_open",
     "turn_append",
+    "turn_clear_hot",
+    "turn_remove_last",
     "turn_text_validate",
     "turns_archive",
 ]

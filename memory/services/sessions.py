@@ -15,7 +15,7 @@ from django.utils import timezone
 from core.errors import Conflict
 from memory.hot.document import hot_document_load
 from memory.models import EndUser
-from memory.rendering import context_block_render
+from memory.rendering import context_block_render, recent_messages
 from memory.selectors.hot import hot_document_cached, hot_document_current
 from memory.validation import external_id_validate, metadata_validate
 from schemas.selectors import agent_get_for_tenant
@@ -48,6 +48,9 @@ class SessionOpened:
     # same statement, so a Redis copy can be checked against them (ADR 0020).
     hot_version: int | None = None
     hot_stable_version: int | None = None
+    # The seq the server gives the session's next turn: a client resuming the session numbers
+    # its appends from here, so their retries stay exactly-once.
+    next_seq: int = 1
 
 
 def session_open(
@@ -74,14 +77,14 @@ def session_open(
             "metadata, started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
             "ON CONFLICT (agent_id, external_id) WHERE external_id IS NOT NULL "
             "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at, archived_at = NULL "
-            "RETURNING id, agent_id, end_user_id, started_at, metadata, (xmax = 0) AS created) "
+            "RETURNING id, agent_id, end_user_id, started_at, metadata, (xmax = 0) AS created, next_seq) "
             "SELECT s.id, s.end_user_id, s.started_at, s.metadata, s.created, h.version, "
-            "h.stable_version FROM s LEFT JOIN memory_hotdocument h "
+            "h.stable_version, s.next_seq FROM s LEFT JOIN memory_hotdocument h "
             "ON h.agent_id = s.agent_id AND h.end_user_id = s.end_user_id",
             [uuid.uuid4(), tenant_id, agent_id, end_user_id, external_id,
              json.dumps(metadata or {}), now, now],
         )  # fmt: skip
-        session_id, owner_id, started_at, stored_metadata, created, version, stable = (
+        session_id, owner_id, started_at, stored_metadata, created, version, stable, next_seq = (
             cursor.fetchone()
         )
     if owner_id != end_user_id:
@@ -90,7 +93,7 @@ def session_open(
             code="session_user_mismatch",
         )
     return SessionOpened(
-        session_id, bool(created), started_at, db_json(stored_metadata), version, stable
+        session_id, bool(created), started_at, db_json(stored_metadata), version, stable, next_seq
     )
 
 
@@ -143,9 +146,14 @@ def session_start(
     body = {
         "session_id": str(opened.id),
         "created": opened.created,
+        "next_seq": opened.next_seq,
         "agent": agent_slug,
         "user": user_external_id,
         "hot_version": document["version"],
+        # What to inject: the system block (memory, no raw turns) and the recent turns as chat
+        # messages; context_block (both in one text) stays for older callers.
+        "system_block": document["stable_block"] + "\n",
+        "recent_messages": recent_messages(document["recent_turns"]),
         "context_block": context_block_render(document["stable_block"], document["recent_turns"]),
         "profile": {fact["key"]: fact for fact in document["profile"]},
         "facts": document["facts"],

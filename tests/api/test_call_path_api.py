@@ -44,7 +44,8 @@ def test_open_session_returns_the_ready_context(agent_key: Key) -> None:
     assert response.status_code == 201
     body = response.json()
     assert set(body) == {
-        "session_id", "created", "agent", "user", "hot_version", "context_block", "profile", "facts",
+        "session_id", "created", "next_seq", "agent", "user", "hot_version", "system_block",
+        "recent_messages", "context_block", "profile", "facts",
         "possibilities", "pinned", "recent_turns", "summary", "memory_tool",
     }  # fmt: skip
     assert body["created"] is True and body["facts"] == [] and body["recent_turns"] == []

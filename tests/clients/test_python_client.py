@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import io
 import json
 import time
 from collections.abc import Iterator
@@ -25,7 +26,6 @@ from handover_client import (
     RateLimitedError,
     RequestTimeoutError,
     RetryPolicy,
-    ServerError,
     TurnInput,
 )
 
@@ -221,26 +221,74 @@ def test_lost_answer_to_an_append_is_retried_and_stored_once(
     assert len(appends) == 2 and appends[0] == appends[1] and json.loads(appends[0])["seq"] == 1
 
 
-def test_an_append_the_server_numbers_is_not_repeated_blindly(
+def test_a_resumed_session_keeps_its_appends_exactly_once(
     proxy: FaultyProxy, live_server: Any, agent_key: Key
 ) -> None:
     with Handover(api_key=agent_key.raw, base_url=live_server.url) as first:
         opened = first.open_session("property", "priya", session="shared")
-    # Another process resumes the session: it cannot know the next seq, so the server numbers
-    # the turn, and a lost answer is not retried (it could store the turn twice).
+        assert opened.next_seq == 1
+        first.append_turn(opened.session_id, "user", "hello")
+    # Another process (or this one, restarted) resumes the session: the server's next_seq
+    # numbers its first append, so a lost answer is retried and the turn stored once.
     with Handover(api_key=agent_key.raw, base_url=proxy.url) as other:
         resumed = other.open_session("property", "priya", session="shared")
         assert resumed.created is False and resumed.session_id == opened.session_id
+        assert resumed.next_seq == 2
         proxy.script(("lose", 502))
-        with pytest.raises(ServerError) as lost:
-            other.append_turn(resumed.session_id, "user", "hello")
-        assert lost.value.status == 502 and lost.value.code == "http_502"
-        # Its seq is learnt from the next answer; then the client numbers turns itself.
-        assert other.append_turn(resumed.session_id, "user", "hello again").seq == 2
+        turn = other.append_turn(resumed.session_id, "user", "hello again")
+        assert (turn.seq, turn.created) == (2, False)  # the retry found the stored turn
         assert other.append_turn(resumed.session_id, "user", "third").seq == 3
-    assert Turn.objects.filter(session_id=opened.session_id).count() == 3
+    stored = Turn.objects.filter(session_id=opened.session_id).order_by("seq")
+    assert list(stored.values_list("seq", "text")) == [
+        (1, "hello"), (2, "hello again"), (3, "third"),
+    ]  # fmt: skip
     sent = [json.loads(body) for _, path, body in proxy.seen if path.endswith("/turns")]
-    assert [body.get("seq") for body in sent] == [None, None, 3]
+    assert [body.get("seq") for body in sent] == [2, 2, 3]
+
+
+def test_history_undo_and_clear(hv: Handover) -> None:
+    opened = hv.open_session("property", "priya", session="chat")
+    for text in ("one", "two", "three"):
+        hv.append_turn(opened.session_id, "user", text)
+    page = hv.list_turns(opened.session_id, limit=2)
+    assert [t.seq for t in page.turns] == [3, 2] and page.next_before_seq == 2
+    older = hv.list_turns(opened.session_id, before_seq=page.next_before_seq)
+    assert [t.text for t in older.turns] == ["one"] and older.next_before_seq is None
+    removed = hv.remove_last_turn(opened.session_id)
+    assert (removed.seq, removed.role) == (3, "user")
+    assert hv.append_turn(opened.session_id, "user", "three again").seq == 4  # not reused
+    cleared = hv.clear_turns(opened.session_id)
+    assert cleared.cleared == 3
+    resumed = hv.open_session("property", "priya", session="chat")
+    assert resumed.recent_turns == [] and resumed.next_seq == 5
+    assert [t.seq for t in hv.list_turns(opened.session_id).turns] == [4, 2, 1]
+
+
+def test_forget_with_redaction_and_a_streamed_export(
+    live_server: Any, proxy: FaultyProxy, operator_key_a: Key, property_agent: Agent
+) -> None:
+    with Handover(api_key=operator_key_a.raw, base_url=live_server.url) as hv:
+        opened = hv.open_session("property", "priya", session="s")
+        hv.append_turn(opened.session_id, "user", "I live in Pune these days.")
+        fact = hv.write_fact(
+            "priya", "city", "Pune", agent="property",
+            source_turns=[{"session": opened.session_id, "seq": 1}],
+        )  # fmt: skip
+        forgotten = hv.forget_entity(fact.id, redact_turns=True)
+        assert (forgotten.key, forgotten.redacted_turns) == ("city", 1)
+        assert "Pune" not in Turn.objects.get(seq=1).text
+        parsed = hv.export_user("priya", embeddings=True)
+    # The export streams into a file with no read timeout: a slow answer is waited for.
+    with Handover(api_key=operator_key_a.raw, base_url=proxy.url, timeout=0.5) as slow:
+        proxy.script(("slow", 1.5))
+        out = io.BytesIO()
+        written = slow.export_user_to("priya", out)
+    assert written == len(out.getvalue()) > 0
+    streamed = json.loads(out.getvalue())
+    assert streamed["format_version"] == parsed["format_version"] == 1
+    assert [path for _, path, _ in proxy.seen] == ["/v1/users/priya/export"]
+    exports = [p for p in proxy.seen if "embeddings" in p[1]]
+    assert exports == []  # embeddings=False sends no parameter
 
 
 def test_timeouts_raise_and_carry_the_seq_to_repeat(proxy: FaultyProxy, agent_key: Key) -> None:

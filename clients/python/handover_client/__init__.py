@@ -30,6 +30,7 @@ from handover_client.models import (
     ExtractionRun,
     Fact,
     Forgotten,
+    HistoryTurn,
     PackedContext,
     RecentTurn,
     Schema,
@@ -39,6 +40,9 @@ from handover_client.models import (
     Turn,
     TurnBatch,
     TurnInput,
+    TurnPage,
+    TurnRemoved,
+    TurnsCleared,
 )
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "Forgotten",
     "Handover",
     "HandoverError",
+    "HistoryTurn",
     "InvalidRequestError",
     "NotFoundError",
     "PackedContext",
@@ -71,5 +76,8 @@ __all__ = [
     "Turn",
     "TurnBatch",
     "TurnInput",
+    "TurnPage",
+    "TurnRemoved",
+    "TurnsCleared",
     "__version__",
 ]

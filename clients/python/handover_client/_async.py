@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import httpx2
 
 from handover_client import _calls as c
 from handover_client import models as m
-from handover_client._base import BaseClient
+from handover_client._base import STREAM_TIMEOUT, BaseClient
 from handover_client._core import (
     Call,
     RetryPolicy,
@@ -55,8 +55,9 @@ class AsyncHandover(BaseClient):
             attempt += 1
             try:
                 response = await self._http.request(
-                    call.method, call.path, json=call.json, params=call.params
-                )
+                    call.method, call.path, json=call.json, params=call.params,
+                    timeout=STREAM_TIMEOUT if call.stream else httpx2.USE_CLIENT_DEFAULT,
+                )  # fmt: skip
             except httpx2.TransportError as error:
                 delay = retry_delay_for_error(self.retry, call, error, attempt)
                 if delay is None:
@@ -66,6 +67,30 @@ class AsyncHandover(BaseClient):
                 if delay is None:
                     return parse(call, response)
             await asyncio.sleep(delay)
+
+    async def _download(self, call: Call[Any], destination: BinaryIO) -> int:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self._http.stream(
+                    call.method, call.path, params=call.params, timeout=STREAM_TIMEOUT
+                ) as response:
+                    if response.status_code < 400:
+                        written = 0
+                        async for chunk in response.aiter_bytes():
+                            destination.write(chunk)
+                            written += len(chunk)
+                        return written
+                    await response.aread()
+                    delay = retry_delay_for_response(self.retry, call, response, attempt)
+                    if delay is None:
+                        parse(call, response)  # raises the API's error
+            except httpx2.TransportError as error:
+                delay = retry_delay_for_error(self.retry, call, error, attempt)
+                if delay is None:
+                    raise transport_error(error, call) from error
+            await asyncio.sleep(delay or 0)
 
     # --- The call path -------------------------------------------------------------------------
 
@@ -109,6 +134,17 @@ class AsyncHandover(BaseClient):
         if batch.turns:
             self.seqs.saw(session_id, max(t.seq for t in batch.turns))
         return batch
+
+    async def list_turns(
+        self, session_id: str, *, limit: int | None = None, before_seq: int | None = None
+    ) -> m.TurnPage:
+        return await self._run(c.turn_list(session_id, limit, before_seq))
+
+    async def remove_last_turn(self, session_id: str) -> m.TurnRemoved:
+        return await self._run(c.turn_remove_last(session_id))
+
+    async def clear_turns(self, session_id: str) -> m.TurnsCleared:
+        return await self._run(c.turn_clear(session_id))
 
     async def context(
         self, session_id: str, *, query: str | None = None, budget_tokens: int | None = None
@@ -159,8 +195,8 @@ class AsyncHandover(BaseClient):
     async def get_entity(self, entity_id: str) -> m.Entity:
         return await self._run(c.entity_get(entity_id))
 
-    async def forget_entity(self, entity_id: str) -> m.Forgotten:
-        return await self._run(c.entity_forget(entity_id))
+    async def forget_entity(self, entity_id: str, *, redact_turns: bool = False) -> m.Forgotten:
+        return await self._run(c.entity_forget(entity_id, redact_turns))
 
     async def correct_entity(
         self,
@@ -187,8 +223,13 @@ class AsyncHandover(BaseClient):
     async def start_run(self, user: str, *, agent: str | None = None) -> m.ExtractionRun:
         return await self._run(c.run_start(user, agent))
 
-    async def export_user(self, user: str) -> dict[str, Any]:
-        return await self._run(c.user_export(user))
+    async def export_user(self, user: str, *, embeddings: bool = False) -> dict[str, Any]:
+        return await self._run(c.user_export(user, embeddings))
+
+    async def export_user_to(
+        self, user: str, destination: BinaryIO, *, embeddings: bool = False
+    ) -> int:
+        return await self._download(c.user_export(user, embeddings), destination)
 
     async def erase_user(self, user: str) -> m.Erasure:
         return await self._run(c.user_erase(user))

@@ -18,6 +18,9 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 # Connect fast, read a little longer: search and context stay far under this; a batch of 500
 # turns is the slowest call.
 DEFAULT_TIMEOUT = httpx2.Timeout(10.0, connect=3.0)
+# A streamed answer (an export) takes as long as the user's history is long: connect fast,
+# then no limit on reading it.
+STREAM_TIMEOUT = httpx2.Timeout(None, connect=3.0)
 
 
 class BaseClient:
@@ -45,7 +48,11 @@ class BaseClient:
     # append (a retry after a timeout) is stored exactly once.
 
     def _opened(self, session: m.Session) -> m.Session:
-        if session.created:
+        # The server says which seq the next turn takes, for a resumed session too: the client
+        # numbers from there, so a retry of its first append is stored once.
+        if session.next_seq is not None:
+            self.seqs.start(session.session_id, session.next_seq)
+        elif session.created:
             self.seqs.start(session.session_id, 1)
         return session
 

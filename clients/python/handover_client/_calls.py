@@ -64,6 +64,21 @@ def turn_batch(session_id: str, turns: Sequence[m.TurnInput]) -> Call[m.TurnBatc
                 json=body, idempotent=all(t.seq is not None for t in turns))  # fmt: skip
 
 
+def turn_list(session_id: str, limit: int | None, before_seq: int | None) -> Call[m.TurnPage]:
+    return Call("GET", f"/v1/sessions/{segment(session_id)}/turns", _one(m.TurnPage),
+                params=clean({"limit": limit, "before_seq": before_seq}))  # fmt: skip
+
+
+def turn_remove_last(session_id: str) -> Call[m.TurnRemoved]:
+    # A repeat would remove the turn before it: never sent twice.
+    return Call("DELETE", f"/v1/sessions/{segment(session_id)}/turns/last", _one(m.TurnRemoved),
+                idempotent=False)  # fmt: skip
+
+
+def turn_clear(session_id: str) -> Call[m.TurnsCleared]:
+    return Call("POST", f"/v1/sessions/{segment(session_id)}/turns:clear", _one(m.TurnsCleared))
+
+
 def context(session_id: str, query: str | None, budget_tokens: int | None) -> Call[m.PackedContext]:
     body = clean({"session": session_id, "query": query, "budget_tokens": budget_tokens})
     return Call("POST", "/v1/context", _one(m.PackedContext), json=body)
@@ -110,8 +125,9 @@ def entity_get(entity_id: str) -> Call[m.Entity]:
     return Call("GET", f"/v1/entities/{segment(entity_id)}", _one(m.Entity))
 
 
-def entity_forget(entity_id: str) -> Call[m.Forgotten]:
-    return Call("DELETE", f"/v1/entities/{segment(entity_id)}", _one(m.Forgotten))
+def entity_forget(entity_id: str, redact_turns: bool) -> Call[m.Forgotten]:
+    return Call("DELETE", f"/v1/entities/{segment(entity_id)}", _one(m.Forgotten),
+                json={"redact_turns": True} if redact_turns else None)  # fmt: skip
 
 
 def entity_correct(
@@ -145,8 +161,10 @@ def run_start(user: str, agent: str | None) -> Call[m.ExtractionRun]:
 # --- GDPR -------------------------------------------------------------------------------------
 
 
-def user_export(user: str) -> Call[dict[str, Any]]:
-    return Call("GET", f"/v1/users/{segment(user)}/export", _raw)
+def user_export(user: str, embeddings: bool) -> Call[dict[str, Any]]:
+    # Streamed by the server, read by the client without a read timeout (it can be large).
+    return Call("GET", f"/v1/users/{segment(user)}/export", _raw,
+                params={"embeddings": "true"} if embeddings else None, stream=True)  # fmt: skip
 
 
 def user_erase(user: str) -> Call[m.Erasure]:

@@ -44,6 +44,8 @@ class Call(Generic[T]):
     """Safe to send again when the outcome is unknown (read timeout, 502/504)."""
     answers: frozenset[int] = frozenset()
     """Error statuses that are an answer here (``/readyz``'s 503): parsed, never retried."""
+    stream: bool = False
+    """A long answer (the export): read without a read timeout."""
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import httpx2
 
 from handover_client import _calls as c
 from handover_client import models as m
-from handover_client._base import BaseClient
+from handover_client._base import STREAM_TIMEOUT, BaseClient
 from handover_client._core import (
     Call,
     RetryPolicy,
@@ -56,8 +56,9 @@ class Handover(BaseClient):
             attempt += 1
             try:
                 response = self._http.request(
-                    call.method, call.path, json=call.json, params=call.params
-                )
+                    call.method, call.path, json=call.json, params=call.params,
+                    timeout=STREAM_TIMEOUT if call.stream else httpx2.USE_CLIENT_DEFAULT,
+                )  # fmt: skip
             except httpx2.TransportError as error:
                 delay = retry_delay_for_error(self.retry, call, error, attempt)
                 if delay is None:
@@ -67,6 +68,32 @@ class Handover(BaseClient):
                 if delay is None:
                     return parse(call, response)
             time.sleep(delay)
+
+    def _download(self, call: Call[Any], destination: BinaryIO) -> int:
+        """Copy a streamed answer into ``destination`` chunk by chunk; retried like ``_run``
+        until its first byte is written, never after (the file would hold it twice)."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with self._http.stream(
+                    call.method, call.path, params=call.params, timeout=STREAM_TIMEOUT
+                ) as response:
+                    if response.status_code < 400:
+                        written = 0
+                        for chunk in response.iter_bytes():
+                            destination.write(chunk)
+                            written += len(chunk)
+                        return written
+                    response.read()
+                    delay = retry_delay_for_response(self.retry, call, response, attempt)
+                    if delay is None:
+                        parse(call, response)  # raises the API's error
+            except httpx2.TransportError as error:
+                delay = retry_delay_for_error(self.retry, call, error, attempt)
+                if delay is None:
+                    raise transport_error(error, call) from error
+            time.sleep(delay or 0)
 
     # --- The call path -------------------------------------------------------------------------
 
@@ -114,6 +141,20 @@ class Handover(BaseClient):
         if batch.turns:
             self.seqs.saw(session_id, max(t.seq for t in batch.turns))
         return batch
+
+    def list_turns(
+        self, session_id: str, *, limit: int | None = None, before_seq: int | None = None
+    ) -> m.TurnPage:
+        """The session's turns, newest first, a page at a time (``before_seq`` for older)."""
+        return self._run(c.turn_list(session_id, limit, before_seq))
+
+    def remove_last_turn(self, session_id: str) -> m.TurnRemoved:
+        """Undo the last turn appended (409 ``turn_extracted`` once extraction has read it)."""
+        return self._run(c.turn_remove_last(session_id))
+
+    def clear_turns(self, session_id: str) -> m.TurnsCleared:
+        """Take the session's turns out of the hot tier; the log keeps them."""
+        return self._run(c.turn_clear(session_id))
 
     def context(
         self, session_id: str, *, query: str | None = None, budget_tokens: int | None = None
@@ -164,8 +205,9 @@ class Handover(BaseClient):
     def get_entity(self, entity_id: str) -> m.Entity:
         return self._run(c.entity_get(entity_id))
 
-    def forget_entity(self, entity_id: str) -> m.Forgotten:
-        return self._run(c.entity_forget(entity_id))
+    def forget_entity(self, entity_id: str, *, redact_turns: bool = False) -> m.Forgotten:
+        """Forget a fact; ``redact_turns`` also blanks the text of the turns it came from."""
+        return self._run(c.entity_forget(entity_id, redact_turns))
 
     def correct_entity(
         self,
@@ -192,8 +234,13 @@ class Handover(BaseClient):
     def start_run(self, user: str, *, agent: str | None = None) -> m.ExtractionRun:
         return self._run(c.run_start(user, agent))
 
-    def export_user(self, user: str) -> dict[str, Any]:
-        return self._run(c.user_export(user))
+    def export_user(self, user: str, *, embeddings: bool = False) -> dict[str, Any]:
+        """Everything held about the user, parsed (in memory: for a large one, ``export_user_to``)."""
+        return self._run(c.user_export(user, embeddings))
+
+    def export_user_to(self, user: str, destination: BinaryIO, *, embeddings: bool = False) -> int:
+        """Stream the export into a binary file, never holding it whole; returns the bytes."""
+        return self._download(c.user_export(user, embeddings), destination)
 
     def erase_user(self, user: str) -> m.Erasure:
         return self._run(c.user_erase(user))

@@ -99,6 +99,12 @@ class Session:
     possibilities: list[Fact] = field(default_factory=list)
     pinned: list[Fact] = field(default_factory=list)
     recent_turns: list[RecentTurn] = field(default_factory=list)
+    next_seq: int | None = None
+    """The seq the session's next turn takes (None from a server before it said so)."""
+    system_block: str = ""
+    """Memory as system text, without any turn: the system prompt's part."""
+    recent_messages: list[dict[str, str]] = field(default_factory=list)
+    """The recent user and assistant turns as chat messages (``{"role", "content"}``)."""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -124,6 +130,44 @@ class TurnBatch:
     created: int
     existing: int
     hot_version: int | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    id: int
+    session_id: str
+    seq: int
+    role: str
+    text: str
+    tokens: int
+    occurred_at: datetime.datetime
+    recorded_at: datetime.datetime
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TurnPage:
+    """``GET /v1/sessions/{id}/turns``: newest first; pass ``next_before_seq`` as
+    ``before_seq`` for the next, older page (None: no older turns)."""
+
+    turns: list[HistoryTurn]
+    next_before_seq: int | None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TurnRemoved:
+    seq: int
+    role: str
+    hot_version: int
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TurnsCleared:
+    cleared: int
+    hot_version: int
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -216,6 +260,8 @@ class Entity:
 class Forgotten:
     key: str
     deleted_versions: int
+    deleted_acus: int | None = None
+    redacted_turns: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
