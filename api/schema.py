@@ -39,8 +39,6 @@ _ERRORS = {
     "401": "No API key, or not a valid one.",
     "403": "This key's role or scope may not do this.",
     "404": "No such object, or another tenant's (they look the same).",
-    "409": "In conflict with the current state (an existing slug, a turn seq with other content, "
-    "an open run…): `code` says which.",
     "413": "The body is over API_MAX_BODY_BYTES.",
     "429": "Over the key's rate limit; `Retry-After` says when to retry.",
     "503": "A dependency (PostgreSQL) is unavailable; `Retry-After` says when to retry.",
