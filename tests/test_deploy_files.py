@@ -43,6 +43,8 @@ VENV = Path(sys.prefix).resolve()
 def _in_checkout(path: str) -> bool:
     resolved = str(Path(path).resolve())
     return resolved.startswith(str(ROOT)) and not resolved.startswith(str(VENV))
+
+
 UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
 VENV_BIN = Path(sys.executable).parent
 IMAGE_APP = "/app"  # the Dockerfile's WORKDIR
