@@ -168,7 +168,9 @@ class TurnInputSerializer(StrictSerializer):
         ref_name = "TurnAppend"
 
 
-class TurnOutputSerializer(serializers.Serializer):
+class StoredTurnSerializer(serializers.Serializer):
+    """A turn of the log (``turn_present(full=True)``): the history endpoint lists these."""
+
     id = serializers.IntegerField()
     session_id = serializers.UUIDField()
     seq = serializers.IntegerField()
@@ -177,6 +179,12 @@ class TurnOutputSerializer(serializers.Serializer):
     tokens = serializers.IntegerField()
     occurred_at = serializers.DateTimeField()
     recorded_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "HistoryTurn"
+
+
+class TurnOutputSerializer(StoredTurnSerializer):
     created = serializers.BooleanField()
 
     class Meta:

@@ -12,26 +12,12 @@ from rest_framework.views import APIView
 from api.schema import conflict
 from api.serializers import StrictSerializer
 from api.v1.common import principal_of
-from api.v1.sessions import TurnAppendApi
+from api.v1.sessions import StoredTurnSerializer, TurnAppendApi
 from memory.models import Session
 from memory.presenters import turn_present
 from memory.selectors import session_get_for_tenant
 from memory.selectors.turns import MAX_PAGE, turn_list
 from memory.services.history import turn_clear_hot, turn_remove_last
-
-
-class HistoryTurnSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    session_id = serializers.UUIDField()
-    seq = serializers.IntegerField()
-    role = serializers.CharField()
-    text = serializers.CharField()
-    tokens = serializers.IntegerField()
-    occurred_at = serializers.DateTimeField()
-    recorded_at = serializers.DateTimeField()
-
-    class Meta:
-        ref_name = "HistoryTurn"
 
 
 def _session(request: Request, session_id: str) -> Session:
@@ -58,7 +44,7 @@ class SessionTurnsApi(TurnAppendApi):
         responses=inline_serializer(
             "TurnPage",
             {
-                "turns": HistoryTurnSerializer(many=True),
+                "turns": StoredTurnSerializer(many=True),
                 "next_before_seq": serializers.IntegerField(allow_null=True),
             },
         ),
