@@ -290,6 +290,7 @@ def test_validate_names_every_problem() -> None:
 
 
 HOLDOUT = data.DIRECTORY.parent / "scenarios_holdout"
+DEV2 = data.DIRECTORY.parent / "scenarios_dev2"
 
 
 def conversations_per_tag(scenarios: list[data.Scenario]) -> dict[str, int]:
@@ -325,7 +326,23 @@ def test_the_holdout_suite_is_valid_and_covers_every_phenomenon() -> None:
     assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= len(domains)
 
 
-@pytest.mark.parametrize("directory", [data.DIRECTORY, HOLDOUT], ids=["scenarios", "holdout"])
+def test_the_second_development_suite_is_valid_and_covers_every_phenomenon() -> None:
+    """bench/scenarios_dev2/ (a development set, its README): valid, in domains of neither other suite."""
+    scenarios = data.load(DEV2)
+    assert len(scenarios) >= 30
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 6
+    assert not domains & {s.domain for s in [*data.load(), *data.load(HOLDOUT)]}
+    assert all(2 <= len(s.sessions) <= 4 for s in scenarios)
+    assert max(len(session) for s in scenarios for session in s.sessions) >= 60
+    several = {t: n for t, n in conversations_per_tag(scenarios).items() if t != "long_session"}
+    assert min(several.values()) >= 4, several
+    assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= len(domains)
+
+
+@pytest.mark.parametrize(
+    "directory", [data.DIRECTORY, HOLDOUT, DEV2], ids=["scenarios", "holdout", "dev2"]
+)
 def test_the_files_are_in_the_canonical_layout(directory: Path) -> None:
     paths = sorted(directory.glob("*.json"))
     assert paths
