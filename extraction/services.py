@@ -54,8 +54,8 @@ def extraction_schedule_if_due(
         # model or a bad turn cannot turn every append into a new failed run.
         cursor.execute(
             "INSERT INTO extraction_extractionrun (tenant_id, agent_id, end_user_id, status, trigger, "
-            "pending_tokens, timings, counts, error, created_at, public_id) "
-            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now(), gen_random_uuid() "
+            "pending_tokens, timings, counts, explanations, error, created_at, public_id) "
+            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '[]', '', now(), gen_random_uuid() "
             "WHERE NOT EXISTS ("
             "  SELECT 1 FROM extraction_extractionrun WHERE agent_id = %s AND end_user_id = %s "
             "  AND status = 'failed' AND finished_at > now() - make_interval(secs => %s)) "

@@ -13,6 +13,7 @@ import logging
 import socket
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 
 from core import env, outbound
@@ -216,7 +217,11 @@ class OpenAIExtractor:
         )
 
     def extract_facts(
-        self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage
+        self,
+        turns: list[WindowTurn],
+        fields: list[dict[str, Any]],
+        usage: Usage,
+        known: Mapping[str, str] | None = None,
     ) -> list[FactCandidate]:
         facts: list[FactCandidate] = []
         schema = facts_json_schema(fields)
