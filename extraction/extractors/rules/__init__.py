@@ -126,14 +126,7 @@ class _Reader:
         claims += boolean_claims(ctx, taken)
         named = qualifiers.text_claims(ctx, taken)
         claims += named
-        taken |= {c.profile.key for c in named} | {
-            p.key
-            for p in self.fields
-            if p.qualified
-            and p.type == "string"
-            and ctx.prompt is not None
-            and ctx.prompt.best() is p
-        }
+        taken |= {c.profile.key for c in named}
         claims += answer_claims(ctx, taken, current)
         taken |= {c.profile.key for c in claims}
         claims += cue_claims(ctx, taken, current)

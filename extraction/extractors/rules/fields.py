@@ -27,6 +27,9 @@ GENERIC = frozenset(
 # lends the field the words on the right. General English, not any one schema's wording.
 THESAURUS: dict[str, str] = {
     "budget": "afford spend max maximum ceiling stretch above upto limit cap",
+    "ceiling": "budget afford spend max maximum stretch above limit cap",
+    "most": "budget afford spend max maximum ceiling stretch above limit cap",
+    "spend": "budget afford max maximum ceiling stretch above limit cap",
     "name": "name called call speaking",
     "city": "live living based located moving relocating town flat apartment house home villa plot",
     "salary": "ctc earn earning package pay lpa annum comp base",

@@ -207,6 +207,10 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile],
         near, word = cue_score(profile, sentence)
         wide, wide_word = cue_score(profile, turn)
         points = near + 0.8 * wide + (1.5 if profile is asked else 0.0)
+        if sum(p.type == profile.type for p in fields) == 1:
+            points += 0.6  # the schema's only field of the type
+        if question_kind(sentence):
+            points += 0.5  # asked with a value in it: the value is what is proposed
         if mention.type == "enum":
             points += 1.0
         if points >= 1.0 and (best is None or points > best[0]):

@@ -27,8 +27,10 @@ _PRONOUN = re.compile(
     r"\b(he|she|him|her|his|hers|it|its|that one|this one|the same one|they|them)\b", re.I
 )
 _OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
+# "do the same for the other account", "same for Myra", "for her too", "Myra as well"
 _SAME = re.compile(
-    r"\b(?:do |does |the )?same(?: \w+)?(?: for| with| on| goes for| applies to)\b|\b(?:too|as well)\b",
+    r"\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b"
+    r"|\b[A-Z]\w+ (?:too|as well)\b",
     re.I,
 )
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
@@ -110,7 +112,9 @@ class Qualifiers:
             if not noun or self.fields[key].qualifier_kind != "word":
                 continue
             for match in re.finditer(rf"\b([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):
-                if match.group(1) not in _KIND_WORDS:
+                if match.group(1) not in _KIND_WORDS | GENERIC and not is_ordinary(
+                    match.group(1).capitalize()
+                ):
                     self._add(key, match.group(1))
 
     def hear(self, text: str) -> None:
@@ -171,15 +175,16 @@ class Qualifiers:
              agent: bool = False) -> list[tuple[str, str]]:  # fmt: skip
         """[(qualifier, how it was found)]: one, or those named together ("X and Y are …")."""
         start, end = claim.span
-        before = max([b for a, b in spans if b <= start] + [0])
+        before = max([b for a, b in spans if b <= start and (a, b) != claim.span] + [0])
         after = min([a for a, b in spans if a >= end and (a, b) != claim.span] + [len(text)])
         me = None if agent else _first_name(ctx.turn.speaker)
-        for stretch, label, last in ((text[before:end], "said before it", True),
-                                     (text[end:after], "said after it", False)):  # fmt: skip
-            found = self._named(claim.profile, stretch, last, me)
-            if found:
-                together = self._together(claim.profile, stretch, found) if last else []
-                return [(q, label) for q in [*together, found]]
+        for learn in (False, True):  # things it knows first, then things named as the subject
+            for stretch, label, last in ((text[before:end], "said before it", True),
+                                         (text[end:after], "said after it", False)):  # fmt: skip
+                found = self._named(claim.profile, stretch, last, me, learn)
+                if found:
+                    together = self._together(claim.profile, stretch, found) if last else []
+                    return [(q, label) for q in [*together, found]]
         if agent:
             return []
         return [found] if (found := self._fallback(claim, text, ctx))[0] else []
@@ -215,15 +220,16 @@ class Qualifiers:
         return None, ""
 
     def _named(
-        self, profile: Profile, stretch: str, last: bool, me: str | None = None
+        self, profile: Profile, stretch: str, last: bool, me: str | None = None, learn: bool = False
     ) -> str | None:
         """The qualifier said in ``stretch`` (the last one, or the first); ``me``: whom "I"
-        and "my" name there (the user, for a field about people)."""
+        and "my" name there (the user, for a field about people); ``learn``: also a thing named
+        as what the value is about, not yet known ("the kitchen tap is …")."""
         found: list[tuple[int, str]] = []
         lowered = stretch.lower()
         if profile.qualifier_kind == "name" and me:
             found += [(m.start(), me) for m in _FIRST_PERSON.finditer(stretch)]
-        if profile.qualifier_kind == "word":
+        if profile.qualifier_kind == "word" and learn:
             found += self._subjects(profile, stretch)
         for word in self.vocab[profile.key]:
             for match in re.finditer(rf"\b{re.escape(word.lower())}(?:s|es)?\b", lowered):

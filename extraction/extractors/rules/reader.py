@@ -245,9 +245,19 @@ def typed_claims(
                 and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))]  # fmt: skip
             if not candidates:
                 continue
-            scored = sorted(((*score(ctx, p, mention, clause, sentence, s_index == 0), p) for p in candidates),
+            leading = s_index == 0 or bool(
+                CORRECTION.match(sentence)
+            )  # "Actually, make that …" goes on
+            scored = sorted(((*score(ctx, p, mention, clause, sentence, leading), p) for p in candidates),
                             key=lambda r: -r[0])  # fmt: skip
             points, why, best = scored[0]
+            owner = third_party(clause)
+            if owner and owner.start() < mention.start - a and best.qualifier_kind != "name" and points >= ACCEPT / 2 \
+                    and "repeats proposal" not in why and not _own_after(clause, owner.end()):  # fmt: skip
+                ctx.dropped.append(
+                    Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn)
+                )
+                continue
             if points < ACCEPT:
                 ctx.dropped.append(
                     Dropped(mention.value, f"no field: best {best.key} {points:.2f}", ctx.turn)

@@ -63,8 +63,8 @@ def answer_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> lis
     if prompt is None or not prompt.asked or prompt.kind == "":
         return []
     profile, _, cue = prompt.asked[0]
-    if profile.type != "string" or profile.person_name or profile.key in taken:
-        return []
+    if profile.type != "string" or profile.person_name or profile.qualified or profile.key in taken:
+        return []  # one fact per thing: read clause by clause, with the thing (qualify.py)
     question = prompt.turn.text.lower()
     if any(
         k.partition(":")[0] == profile.key and _shares_value(v, question)
