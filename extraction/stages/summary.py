@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.text import sentences
-from extraction.extractors.rules.acts import third_party
+from extraction.extractors.rules.acts import RELATIVE
 from extraction.extractors.rules.amounts import money_in
 from extraction.extractors.rules.fields import names_field
 from extraction.text import ABSOLUTE_DATE, MONTHS, find_date, format_date
@@ -90,18 +90,6 @@ class Version:
     ended: datetime.datetime | None = None
 
 
-def _distinct(type_: str, value: Any) -> bool:
-    """Whether a value found in prose is surely that value (₹50 lakh, 17 March, Kothrud), or
-    needs a word of its field beside it to be (3, yes)."""
-    if type_ == FieldType.MONEY:
-        return True
-    if type_ == FieldType.DATE:
-        return True
-    if type_ == FieldType.NUMBER:
-        return isinstance(value, float) and (value >= 100 or not value.is_integer())
-    return isinstance(value, str) and len(value) >= 4
-
-
 def _spans(type_: str, sentence: str, start: int) -> list[tuple[Any, int, int]]:
     """(normalised value, start, end) of every value of ``type_`` the sentence states."""
     if type_ == FieldType.MONEY:  # written any way: "₹50 lakh", "50,00,000", "18,499"
@@ -130,45 +118,76 @@ def _norm(type_: str, version: Version) -> Any:
     return value
 
 
-def _found(type_: str, sentence: str, start: int, value: Any) -> list[tuple[int, int]]:
-    """Where ``sentence`` (from ``start``) states ``value`` of ``type_``."""
-    if type_ in (FieldType.STRING, FieldType.ENUM):
-        text = str(value)
-        if len(text) < 3:
-            return []
-        match = re.search(rf"(?<!\w){re.escape(text)}(?!\w)", sentence[start:], re.I)
-        return [(start + match.start(), start + match.end())] if match else []
-    return [(s, e) for v, s, e in _spans(type_, sentence, start) if v == value]
-
-
-_MARKED = re.compile(
-    r"\b(until|till|previously|formerly|earlier|at first|no longer|used to|instead of|"
-    r"changed from|before that|since)\b",
-    re.I,
-)
-
-
 def _uncovered(
     sentence: str, start: int, fields: list[dict[str, Any]], versions: list[Version]
 ) -> bool:
-    """Whether the sentence states an amount or a date that a field of the schema could hold but
-    no current fact holds: an old value the facts never recorded ("1.5 cr. actually no, 1.8"),
-    or one they hold differently. The facts speak for values; the summary keeps the rest. What
-    someone else paid or owns stays (it is theirs, and said so)."""
-    if third_party(sentence[start:]):
+    """Whether the sentence states a value the facts hold otherwise: an amount or a date (when
+    the schema has fields of that type) that no current fact holds, a number beside a word of
+    its field that its current fact does not hold, or a choice or text value a fact held before.
+    Such a value is old (superseded, or never recorded: "1.5 cr. actually no, 1.8"); the facts
+    say what holds now, with its history. What someone else paid or owns stays (theirs, and
+    said so)."""
+    body = sentence[start:]
+    if RELATIVE.search(body):  # "Priya's cousin paid …" (not "Priya's budget": she is the user)
         return False
     types = {f["type"] for f in fields}
+    current = {
+        t: {_norm(t, v) for v in versions if v.active and _type(fields, v) == t} for t in types
+    }
     for type_ in (FieldType.MONEY, FieldType.DATE):
-        if type_ not in types:
-            continue
-        current = {_norm(type_, v) for v in versions if v.active and _type(fields, v) == type_}
-        if any(value not in current for value, _, _ in _spans(type_, sentence, start)):
+        if type_ in types and any(
+            v not in current[type_] for v, _, _ in _spans(type_, sentence, start)
+        ):
             return True
-    return False
+    for field in fields:
+        if field["type"] == FieldType.NUMBER and names_field(field, body):
+            held = {
+                _norm(FieldType.NUMBER, v) for v in versions if v.active and v.field == field["key"]
+            }
+            if any(v not in held for v, _, _ in _spans(FieldType.NUMBER, sentence, start)):
+                return True  # "3 bedrooms" when 4 are wanted now
+    lowered = body.lower()
+    old = {v.value_text.lower() for v in versions if not v.active and v.field not in _NAME_FIELDS
+           and _type(fields, v) in (FieldType.STRING, FieldType.ENUM) and len(v.value_text) >= 3}  # fmt: skip
+    old -= {v.value_text.lower() for v in versions if v.active}
+    return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", lowered) for t in old)
+
+
+_NAME_FIELDS = {"name", "full_name", "first_name", "customer_name", "user_name"}
 
 
 def _type(fields: list[dict[str, Any]], version: Version) -> str | None:
     return next((f["type"] for f in fields if f["key"] == version.field), None)
+
+
+def _body_start(sentence: str) -> int:
+    """Where a summary sentence's text starts, after the date it is dated with."""
+    dated = _DATED.match(sentence)
+    return dated.end() if dated else 0
+
+
+def _history(fields: list[dict[str, Any]], versions: list[Version]) -> list[str]:
+    """One sentence per fact that changed: its last value before the current one, and since
+    when the current one holds ("Budget: ₹50 lakh until 9 March 2026; ₹80 lakh since.")."""
+    labels = {f["key"]: f["key"].replace("_", " ") for f in fields}
+    chains: dict[str, list[Version]] = {}
+    for version in versions:
+        chains.setdefault(version.key, []).append(version)
+    out = []
+    for key, chain in chains.items():
+        active = [v for v in chain if v.active]
+        old = [
+            v for v in chain if not v.active and v.value_text not in {a.value_text for a in active}
+        ]
+        if not active or not old or chain[0].field not in labels:
+            continue
+        before, now = old[-1], active[0]
+        until = before.ended or now.valid_from
+        name, _, qualifier = key.partition(":")
+        label = labels[name] + (f" ({qualifier})" if qualifier else "")
+        out.append(f"{label[:1].upper()}{label[1:]}: {before.value_text} until "
+                   f"{format_date(until.date())}; {now.value_text} since.")  # fmt: skip
+    return out
 
 
 def summary_consistent(
@@ -176,57 +195,17 @@ def summary_consistent(
 ) -> str:
     """The summary, made unable to contradict the facts.
 
-    Wherever a sentence states a value a fact no longer has (a superseded version's), the
-    value is marked as history in place ("18,499 (until 20 May 2026; ₹19,699 since)"). Values
-    that are not distinctive alone (3, yes) count only beside a word of their field; dates and
-    amounts count anywhere, since the summary may not name the field ("an unknown debit of
-    18,499"). A sentence naming a field with some other value, older than the field's current
-    fact, is dropped (the facts say what holds now); newer sentences stay, they may know
-    better than the extractor. The facts are the truth the summary defers to.
+    It never states a value the facts speak for (an amount, a date, a choice, a text value of a
+    field; see ``_uncovered``): a sentence that does either repeats a fact or contradicts it.
+    What changed is said as history, from the facts themselves ("Budget: ₹50 lakh until 9 March
+    2026; ₹80 lakh since."), first; the rest of the summary is what the schema does not hold,
+    within the token cap.
     """
-    types = {f["key"]: f["type"] for f in fields}
-    by_key: dict[str, list[Version]] = {}
-    for version in versions:
-        by_key.setdefault(version.key, []).append(version)
-    out = []
-    for sentence in sentences(text):
-        dated = _DATED.match(sentence)
-        start = dated.end() if dated else 0
-        day = _date_of(sentence)
-        notes: list[tuple[int, str]] = []
-        drop = False
-        for chain in by_key.values():
-            field = next((f for f in fields if f["key"] == chain[0].field), None)
-            type_ = types.get(chain[0].field)
-            if field is None or type_ is None or type_ == FieldType.BOOLEAN:
-                continue
-            active = [v for v in chain if v.active]
-            current = {_norm(type_, v) for v in active}
-            named = names_field(field, sentence[start:])
-            for old in (v for v in chain if not v.active and _norm(type_, v) not in current):
-                value = _norm(type_, old)
-                if not (_distinct(type_, value) or named):
-                    continue
-                now = active[0] if active else None
-                until = old.ended or (now.valid_from if now else None)
-                note = f" (until {format_date(until.date())}" if until else " (previously"
-                note += f"; {now.value_text} since)" if now else ")"
-                for _, end in _found(type_, sentence, start, value):
-                    if not _MARKED.search(sentence[max(0, end - 40) : end + 40]):
-                        notes.append((end, note))
-            if (
-                named
-                and active
-                and day < min(v.valid_from.date() for v in active)
-                and type_ in (FieldType.MONEY, FieldType.NUMBER, FieldType.DATE)
-            ):
-                stated = {v for v, _, _ in _spans(type_, sentence, start)}
-                if stated and not stated & current:
-                    drop = True  # an older sentence with another value of the field
-        drop = drop or _uncovered(sentence, start, fields, versions)
-        if drop and not notes:
-            continue
-        for end, note in sorted(set(notes), reverse=True):
-            sentence = sentence[:end] + note + sentence[end:]
-        out.append(sentence)
-    return summary_fold(" ".join(out), [], max_tokens=max_tokens)
+    history = _history(fields, versions)
+    kept = [s for s in sentences(text) if not _uncovered(s, _body_start(s), fields, versions)]
+    history = [h for h in history if count_tokens(h) <= max_tokens]
+    used = sum(count_tokens(h) for h in history)
+    while history and used > max_tokens // 2:  # history takes at most half the summary
+        used -= count_tokens(history.pop())
+    rest = summary_fold(" ".join(kept), [], max_tokens=max_tokens - used)
+    return " ".join([*history, rest]).strip()

@@ -94,7 +94,10 @@ def test_budget_scenario_through_the_pipeline(
     )
     assert budget == [("₹50 lakh", "superseded"), ("₹80 lakh", "active")]
     document = HotDocument.objects.get(agent=advisor, end_user=priya)
-    assert "₹80 lakh" in document.stable_block and "₹50 lakh" not in document.stable_block
+    assert "- budget: ₹80 lakh" in document.stable_block
+    # the old budget only as history, said by the facts themselves
+    assert "Budget: ₹50 lakh until 9 May 2026; ₹80 lakh since." in document.summary
+    assert document.stable_block.count("₹50 lakh") == 1
     assert document.watermark_turn_id == Turn.objects.filter(end_user=priya).latest("id").id
     assert document.pending_tokens == 0
     assert "Priya" in document.summary and "80 lakhs" in document.summary

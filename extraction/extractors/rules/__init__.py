@@ -35,6 +35,7 @@ from extraction.extractors.rules.texts import (
     name_claims,
     shaped_claims,
 )
+from extraction.extractors.rules.things import qualified_text_claims
 from extraction.extractors.rules.units import compress
 from memory.embedding import embed
 
@@ -124,7 +125,7 @@ class _Reader:
         taken |= {c.profile.key for c in claims}
         claims += shaped_claims(ctx, taken)
         claims += boolean_claims(ctx, taken)
-        named = qualifiers.text_claims(ctx, taken)
+        named = qualified_text_claims(qualifiers, ctx, taken)
         claims += named
         taken |= {c.profile.key for c in named}
         claims += answer_claims(ctx, taken, current)

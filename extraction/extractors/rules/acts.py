@@ -69,6 +69,11 @@ RELATIONS = (r"cousin|friend|friends|colleague|colleagues|co-worker|brother|sist
              r"neighbor|boss|manager|flatmate|roommate|sister-in-law|brother-in-law|in-laws|"
              r"parents|grandmother|grandfather|grandma|grandpa|nephew|niece|relative|"
              r"classmate|landlord|teammate|boyfriend|girlfriend|fiance|fiancee")  # fmt: skip
+# A relative, friend or colleague of the speaker's ("my cousin", "a friend of mine").
+RELATIVE = re.compile(
+    rf"(?i:\b(?:my|our|his|her|their|a|one of my|one of our)\s+(?:\w+\s+)?(?:{RELATIONS})s?(?:'s)?\b)"
+    r"|(?i:\b\w+ of (?:mine|ours)\b)"
+)
 THIRD_PARTY = re.compile(
     rf"(?i:\b(?:my|our|his|her|their|a|one of my|one of our)\s+(?:\w+\s+)?(?:{RELATIONS})s?(?:'s)?\b)"
     r"|(?i:\b\w+ of (?:mine|ours)\b)"

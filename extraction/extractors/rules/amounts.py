@@ -99,7 +99,7 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
         explicit = bool(pre or unit or post)
         multiplier = UNITS.get(unit_l, 1.0)
         if not explicit:
-            if not bare or _is_time_or_id(text, match.start(), match.end()):
+            if not bare or _is_time_or_id(text, match.start("num"), match.end("num")):
                 continue
             if context is not None and context.unit > 1 and number < 1000:
                 multiplier = context.unit  # "Would 30 work?" after "30 lakhs"
@@ -119,6 +119,8 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
 def _is_time_or_id(text: str, start: int, end: int) -> bool:
     """A clock time ("after 4", "4 pm"), a year, or part of a code ("PB-4471", "#4471")."""
     before, after = text[max(0, start - 8) : start].lower(), text[end : end + 6].lower()
+    if re.fullmatch(r"(19|20)\d\d", text[start:end]) and not re.search(r"[$₹€£]\s*$", before):
+        return True  # "March 2026", "since 2019"
     if re.match(r"\s*(am|pm|o'clock|:\d|h\b|hrs\b)", after) or re.search(
         r"(after|before|at|by|around)\s$", before
     ):

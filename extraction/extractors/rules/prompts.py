@@ -141,7 +141,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     prompt.offers = kind in ("yn", "alt") or bool(OFFER.search(question))
     money = [a for a in money_in(turn.text, currency) if a.explicit]
     bare = bool(money) or any(p.type == "money" for p, _, _ in asked[:1])
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     for sentence in said:
         offer = bool(question_kind(sentence) or OFFER.search(sentence))
         enums = [p for p in fields if p.type == "enum"]
