@@ -33,7 +33,16 @@ def _post_data(page: Any, **overrides: Any) -> dict[str, Any]:
         "f-MAX_NUM_FORMS": 1000,
     }
     for index, form in enumerate(formset.forms):
-        for name in ("key", "description", "category", "type", "choices", "ttl_hours", "examples", "ORDER"):
+        for name in (
+            "key",
+            "description",
+            "category",
+            "type",
+            "choices",
+            "ttl_hours",
+            "examples",
+            "ORDER",
+        ):
             value = form.initial.get(name, form.fields[name].initial if name in form.fields else "")
             data[f"f-{index}-{name}"] = "" if value is None else value
     data.update(overrides)
@@ -88,7 +97,9 @@ def test_examples_are_edited_one_per_line_and_published(operator_a: Any, agent_a
     assert new.fields[0]["examples"] == ["we can't go above 1.2 crore", "max 80 lakhs"]
     shown = client.get(_url(agent_a)).context["formset"].forms[0].initial["examples"]
     assert shown == "we can't go above 1.2 crore\nmax 80 lakhs"
-    cleared = _post_data(client.get(_url(agent_a)), **{"f-0-examples": "", "intent": "publish_activate"})
+    cleared = _post_data(
+        client.get(_url(agent_a)), **{"f-0-examples": "", "intent": "publish_activate"}
+    )
     assert client.post(_url(agent_a), cleared).status_code == 302
     assert "examples" not in ExtractionSchema.objects.get(agent=agent_a, is_active=True).fields[0]
 
