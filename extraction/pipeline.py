@@ -349,8 +349,7 @@ def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: 
             usage: Usage, schema_version: int | None, first: int | None, last: int | None) -> ExtractionRun:  # fmt: skip
     ExtractionRun.objects.filter(pk=run.pk).update(
         status=status, finished_at=timezone.now(), timings=timings,
-        counts={**counts, "model_calls": usage.model_calls, "tokens_in": usage.tokens_in,
-                "tokens_out": usage.tokens_out},
+        counts={**counts, **usage.counts()},
         schema_version=schema_version, first_turn_id=first, last_turn_id=last, error="",
     )  # fmt: skip
     run.refresh_from_db()

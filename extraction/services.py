@@ -195,7 +195,8 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         )
         return None
     except ExtractionFailed as exc:
-        return extraction_run_fail(run_id=run_id, error=str(exc))
+        counts = exc.usage.counts() if exc.usage is not None else None
+        return extraction_run_fail(run_id=run_id, error=str(exc), counts=counts)
     except Exception as exc:
         ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
             status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
@@ -206,11 +207,16 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
     return finished
 
 
-def extraction_run_fail(*, run_id: int, error: str) -> ExtractionRun:
+def extraction_run_fail(
+    *, run_id: int, error: str, counts: dict[str, int] | None = None
+) -> ExtractionRun:
+    """Record a run failed for good; ``counts``: what it spent before failing (model calls and
+    tokens count against the tenant's daily budget like a finished run's)."""
+    changes: dict[str, object] = {"counts": counts} if counts is not None else {}
     ExtractionRun.objects.filter(pk=run_id).update(
-        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000]
+        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000], **changes
     )
-    metrics.extraction_run_observed(RunStatus.FAILED)
+    metrics.extraction_run_observed(RunStatus.FAILED, counts=counts)
     return ExtractionRun.objects.get(pk=run_id)
 
 
