@@ -45,6 +45,7 @@ class ScriptedModel:
         self.mode: tuple[str, Any] | None = None
         self.requests: list[dict[str, Any]] = []
         self.formats = {"json_schema", "json_object"}
+        self.refusal_status = 400  # llama-cpp-python's server answers 500
         self.headers: list[dict[str, str]] = []
         model = self
 

@@ -4,7 +4,7 @@ The only module that talks to a model over the network (ADR 0025).
 
 - **Structured output, as strong as the endpoint offers.** Each request first asks for
   ``response_format: json_schema`` (strict); an endpoint that refuses it (a 400 / 422 naming the
-  response format) is asked again with ``json_object`` (JSON mode, the schema passed along as
+  response format; llama-cpp-python's server answers 500) is asked again with ``json_object`` (JSON mode, the schema passed along as
   llama.cpp accepts it and in the prompt), then with plain prompting. What an endpoint accepts is
   remembered per process, per (connection, URL, model), for ``CAPABILITY_TTL`` seconds.
 - **Every answer is checked** (``openai_check``): parsed, its shape, then each fact against its
@@ -140,8 +140,6 @@ class OpenAIExtractor:
             with outbound.opener().open(request, timeout=self.timeout) as response:
                 payload = json.loads(response.read())
         except urllib.error.HTTPError as error:
-            if error.code == 429 or error.code >= 500:
-                raise RetryableError(f"model endpoint answered {error.code}") from None
             text = error.read()[:2000].decode("utf-8", "replace")
             # The body stays in the deployment's log: it is the endpoint's text, not the
             # tenant's to read (it may name the deployment's account or network).
@@ -149,9 +147,13 @@ class OpenAIExtractor:
                 "model endpoint refused a request",
                 extra={"status": error.code, "connection": self.connection.name, "body": text[:300]},
             )  # fmt: skip
-            if (error.code in (400, 422) and "response_format" in body
+            # A refused response format is a 400 or 422 naming it, or, from llama-cpp-python's
+            # server, a 500 (its request validation error): not a failure that passes.
+            if (error.code != 429 and "response_format" in body
                     and any(word in text.lower() for word in _FORMAT_WORDS)):  # fmt: skip
                 raise _FormatRefused from None
+            if error.code == 429 or error.code >= 500:
+                raise RetryableError(f"model endpoint answered {error.code}") from None
             raise ExtractionFailed(f"model endpoint answered {error.code}", usage=usage) from None
         except TimeoutError:
             raise RetryableError(

@@ -163,10 +163,12 @@ def _formats(model: ScriptedModel, task: str) -> list[str]:
             for r in model.requests if task_of(r) == task]  # fmt: skip
 
 
+@pytest.mark.parametrize("refusal", [400, 422, 500])
 def test_an_endpoint_refusing_json_schema_gets_json_mode_and_it_is_remembered(
-    model: ScriptedModel, run_id: int, tenant_a: Tenant
+    model: ScriptedModel, run_id: int, tenant_a: Tenant, refusal: int
 ) -> None:
-    model.formats = {"json_object"}  # JSON mode only, as llama-cpp-python's server
+    model.formats = {"json_object"}  # JSON mode only, as llama-cpp-python's server (a 500)
+    model.refusal_status = refusal
     model.script("facts", ("ok", FACTS))
     model.script("units", ("ok", UNITS))
     run = extraction_run_execute(run_id=run_id)
