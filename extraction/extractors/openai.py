@@ -21,6 +21,7 @@ Timeouts, 429 and 5xx raise RetryableError (the run is retried with backoff).
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import socket
@@ -165,6 +166,9 @@ class OpenAIExtractor:
                     f"model endpoint did not answer within {self.timeout:g} s"
                 ) from None
             raise RetryableError(f"model endpoint unreachable: {error.reason}") from None
+        except (http.client.HTTPException, ConnectionError):
+            # e.g. llama-cpp-python's server dying on a grammar it cannot parse
+            raise RetryableError("model endpoint closed the connection without an answer") from None
         except ValueError:
             raise ExtractionFailed(
                 "model endpoint answered with something that is not JSON", usage=usage

@@ -16,7 +16,9 @@ from typing import Any
 from schemas.validation import VALUE_SHAPES, FieldType
 
 SOURCES = ("explicit", "confirmed", "inferred")
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+# [0-9], not \d: llama-cpp-python's grammar converter turns \d into an escape its parser
+# refuses, and its server dies on the request (measured: bench/llm_contract.py).
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 # Bounds on a list the model writes: a small model held to a grammar can repeat items until
 # the context is full; no 40-turn window states more facts than this.
 MAX_FACTS = 100

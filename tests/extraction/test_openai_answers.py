@@ -63,7 +63,7 @@ def test_the_facts_schema_is_strict_and_types_each_value_by_its_key() -> None:
                           "description": "ISO 4217 code (INR, USD), null when not said"}},
                       "description": "{amount, currency}"},
         ("family_size", "bedrooms"): {"type": "number", "description": "number"},
-        ("move_in_date",): {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "YYYY-MM-DD"},
+        ("move_in_date",): {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD"},
         ("loan_preapproved",): {"type": "boolean", "description": "boolean"},
         ("name", "city", "pet", "site_visit_today"): {"type": "string", "description": "string"},
         ("property_type",): {"type": "string", "enum": ["apartment", "villa", "plot", "townhouse"],
