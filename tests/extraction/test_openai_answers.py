@@ -151,3 +151,30 @@ def test_an_answer_cut_off_at_the_length_limit_says_so(
         _extractor(model).compress(WINDOW, Usage())
     # Cut off is not the endpoint ignoring the format: the repair was asked the same way.
     assert [r["response_format"]["type"] for r in model.requests] == ["json_schema", "json_schema"]
+
+
+def test_a_connection_closed_without_an_answer_is_retried() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from extraction.extractors import RetryableError
+
+    class Hangup(BaseHTTPRequestHandler):  # a server dying on the request (llama-cpp-python's
+        def log_message(self, *args: Any) -> None:  # on a grammar it cannot parse)
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hangup)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        extractor = OpenAIExtractor(
+            model="m", connection=ModelConnection("x", url, allow_private=True)
+        )
+        with pytest.raises(RetryableError, match="closed the connection"):
+            extractor.compress(WINDOW, Usage())
+    finally:
+        server.shutdown()
