@@ -102,7 +102,8 @@ def instrument(calls: list[dict[str, Any]], notes: list[dict[str, Any]]) -> None
 
     def timed_post(self: Any, body: dict[str, Any], usage: Any) -> dict[str, Any]:
         task = task_of(body) or "?"
-        mode = (body.get("response_format") or {}).get("type", "prompt")
+        asked = body.get("response_format") or {}
+        mode = asked.get("type", "prompt") + ("+schema" if "schema" in asked else "")
         record: dict[str, Any] = {"phase": PHASE[0], "task": task, "mode": mode,
                                   "repair": len(body["messages"]) > 2}  # fmt: skip
         started = time.perf_counter()

@@ -3,7 +3,8 @@ over real HTTP. Answers by the task the client asked for ("facts", "units" or "s
 JSON Schema's name under ``response_format: json_schema``, else the extractor's system prompt
 (JSON mode and plain prompting carry no name).
 
-``formats`` are the response formats it takes; a request asking for another is refused with a
+``formats`` are the response formats it takes (and ``schema_in_json_mode`` whether it takes
+llama.cpp's ``schema`` beside ``json_object``); a request asking for another is refused with a
 400 naming it, as a server without structured outputs does (nothing scripted is used up).
 
 A chat request that is none of these tasks (an agent's turn, as in examples/) is answered from
@@ -46,6 +47,7 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []
         self.formats = {"json_schema", "json_object"}
         self.refusal_status = 400  # llama-cpp-python's server answers 500
+        self.schema_in_json_mode = True  # llama.cpp's "schema" key beside "json_object"
         self.headers: list[dict[str, str]] = []
         model = self
 
@@ -77,8 +79,15 @@ class ScriptedModel:
                         self._send(200, model.completion(payload, raw=True))
                     return
                 asked = (body.get("response_format") or {}).get("type")
-                if asked and asked not in model.formats:
+                hinted = "schema" in (body.get("response_format") or {})
+                if (asked and asked not in model.formats) or (
+                    hinted and not model.schema_in_json_mode
+                ):
                     message = f"response_format type {asked!r} is not supported"
+                    if asked in model.formats:
+                        message = (
+                            "response_format: additional properties are not allowed ('schema')"
+                        )
                     self._send(
                         400, {"error": {"message": message, "type": "invalid_request_error"}}
                     )

@@ -3,10 +3,12 @@
 The only module that talks to a model over the network (ADR 0025).
 
 - **Structured output, as strong as the endpoint offers.** Each request first asks for
-  ``response_format: json_schema`` (strict); an endpoint that refuses it (a 400 / 422 naming the
-  response format; llama-cpp-python's server answers 500) is asked again with ``json_object`` (JSON mode, the schema passed along as
-  llama.cpp accepts it and in the prompt), then with plain prompting. What an endpoint accepts is
-  remembered per process, per (connection, URL, model), for ``CAPABILITY_TTL`` seconds.
+  ``response_format: json_schema`` (strict); an endpoint that refuses it (an HTTP error naming
+  the response format: 400 / 422, or llama-cpp-python's 500) is asked with JSON mode and the
+  schema as ``response_format.schema`` (how llama.cpp and llama-cpp-python constrain JSON mode),
+  then with plain JSON mode, then with plain prompting; every mode but the first carries the
+  schema in the prompt. What an endpoint takes is remembered per process, per (connection, URL,
+  model), for ``CAPABILITY_TTL`` seconds.
 - **Every answer is checked** (``openai_check``): parsed, its shape, then each fact against its
   schema field's type, the schema's keys, the sources and the turns of the window. A bad fact is
   dropped and noted; a malformed answer is sent back once with what is wrong. When that repair
@@ -64,7 +66,7 @@ from extraction.extractors.openai_schema import (
 logger = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = float(env.string("OPENAI_TIMEOUT") or 30)
 TURNS_PER_CALL = 40
-MODES = ("json_schema", "json_object", "prompt")  # strongest first
+MODES = ("json_schema", "json_object+schema", "json_object", "prompt")  # strongest first
 # A remembered fallback is tried again after an hour: a server upgraded in place is noticed,
 # at the price of one refused request an hour.
 CAPABILITY_TTL = 3600.0
@@ -104,7 +106,15 @@ class _FormatRefused(Exception):
 
 
 def _weaker(mode: str) -> str:
+    """The next mode to ask in when ``mode`` is refused."""
     return MODES[min(MODES.index(mode) + 1, len(MODES) - 1)]
+
+
+def _unenforced(mode: str) -> str:
+    """The mode to ask in when ``mode`` was accepted but its answer is not JSON: a server that
+    ignores ``json_schema`` may still enforce JSON mode; one that ignores JSON mode enforces
+    nothing, with a schema or without."""
+    return "json_object+schema" if mode == "json_schema" else "prompt"
 
 
 class OpenAIExtractor:
@@ -187,10 +197,12 @@ class OpenAIExtractor:
                 "type": "json_schema",
                 "json_schema": {"name": task, "strict": True, "schema": schema},
             }
-        elif mode == "json_object":
-            # "schema" is llama.cpp's (and llama-cpp-python's) way to constrain JSON mode;
-            # other servers ignore it, and the prompt carries the schema anyway.
+        elif mode == "json_object+schema":
+            # llama.cpp's (and llama-cpp-python's) way to constrain JSON mode; a server that
+            # refuses the extra key gets plain JSON mode next
             body["response_format"] = {"type": "json_object", "schema": schema}
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object"}
         if mode != "json_schema":
             system = messages[0]["content"] + "\n" + schema_instruction(schema)
             messages = [{"role": "system", "content": system}, *messages[1:]]
@@ -250,7 +262,7 @@ class OpenAIExtractor:
         # Non-JSON under a JSON format means the endpoint did not hold the model to it: the
         # repair is asked one mode weaker (and that mode remembered only if it works).
         ignored = not parsed and finish != "length" and mode != MODES[-1]
-        repair_mode = _weaker(mode) if ignored else mode
+        repair_mode = _unenforced(mode) if ignored else mode
         usage.repairs += 1
         retry = [*messages, {"role": "assistant", "content": (content or "")[:MAX_ECHO]},
                  {"role": "user", "content": repair_prompt(problems, task)}]  # fmt: skip

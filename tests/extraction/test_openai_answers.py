@@ -108,9 +108,9 @@ def test_a_repair_and_a_fallback_are_noted(model: ScriptedModel) -> None:
     units = _extractor(model).compress(WINDOW, usage)
     assert [u.text for u in units] == ["On 3 March 2026, Priya's budget is 80 lakhs."]
     assert [(n["kind"], n["detail"]) for n in usage.notes] == [
-        ("fallback", "the endpoint refused response_format json_schema; using json_object"),
+        ("fallback", "the endpoint refused response_format json_schema; using json_object+schema"),
         ("repair", "it is not JSON"),
-        ("fallback", "the endpoint answered non-JSON under json_object; using prompt"),
+        ("fallback", "the endpoint answered non-JSON under json_object+schema; using prompt"),
         ("invalid_item", "the unit is not a sentence"),
     ]
     assert usage.notes[1]["outcome"] == "repaired"

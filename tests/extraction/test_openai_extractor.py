@@ -10,6 +10,7 @@ import pytest
 
 from core.outbound import ModelConnection
 from extraction.extractors import RetryableError
+from extraction.extractors.openai import CAPABILITIES
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
 from memory.models import ACU, EndUser, Entity, HotDocument, Session
@@ -17,7 +18,7 @@ from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
 from schemas.services import agent_create
 from tenants.models import Tenant
-from tests.scripted_model import ScriptedModel
+from tests.scripted_model import ScriptedModel, task_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WHEN = datetime.datetime(2026, 3, 3, 10, 0, tzinfo=datetime.UTC)
@@ -157,8 +158,6 @@ def test_run_outcomes_are_counted_in_the_metrics(model: ScriptedModel, run_id: i
 
 def _formats(model: ScriptedModel, task: str) -> list[str]:
     """The response format of each request for ``task``, in order ("prompt": none)."""
-    from tests.scripted_model import task_of
-
     return [(r.get("response_format") or {}).get("type", "prompt")
             for r in model.requests if task_of(r) == task]  # fmt: skip
 
@@ -196,6 +195,21 @@ def test_an_endpoint_refusing_json_schema_gets_json_mode_and_it_is_remembered(
     run = extraction_run_execute(run_id=again.pk)
     assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
     assert {r["response_format"]["type"] for r in model.requests} == {"json_object"}
+
+
+def test_an_endpoint_refusing_the_schema_beside_json_mode_gets_plain_json_mode(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.formats, model.schema_in_json_mode = {"json_object"}, False  # e.g. OpenAI's older models
+    model.script("facts", ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert Entity.objects.count() == 2
+    summary = next(r for r in model.requests if task_of(r) == "summary")
+    assert summary["response_format"] == {"type": "json_object"}
+    assert "It must match this JSON Schema" in summary["messages"][0]["content"]
+    assert CAPABILITIES.mode(("scripted", model.url, "scripted-1")) == "json_object"
 
 
 def test_an_endpoint_without_json_mode_gets_plain_prompting(
@@ -261,8 +275,6 @@ def test_a_repair_that_fails_too_fails_the_run_with_a_recorded_error(
     assert run.counts["tokens_in"] >= 240
     assert extraction_run_execute(run_id=run_id) is None  # failed for good: not claimed again
     # JSON mode did not help this time: it is not remembered for the endpoint.
-    from extraction.extractors.openai import CAPABILITIES
-
     assert CAPABILITIES.mode(("scripted", model.url, "scripted-1")) == "json_schema"
 
 
