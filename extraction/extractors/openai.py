@@ -70,7 +70,7 @@ MODES = ("json_schema", "json_object+schema", "json_object", "prompt")  # strong
 # A remembered fallback is tried again after an hour: a server upgraded in place is noticed,
 # at the price of one refused request an hour.
 CAPABILITY_TTL = 3600.0
-# What a 400 / 422 says when it is the response format the endpoint does not take.
+# What an error says when it is the response format the endpoint does not take.
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "guided")
 MAX_ECHO = 4000  # characters of a malformed answer sent back with its repair request
 
@@ -102,7 +102,7 @@ CAPABILITIES = _Capabilities()
 
 
 class _FormatRefused(Exception):
-    """The endpoint refused the response format asked for (a 400 / 422 naming it)."""
+    """The endpoint refused the response format asked for (an HTTP error naming it)."""
 
 
 def _weaker(mode: str) -> str:
@@ -260,7 +260,7 @@ class OpenAIExtractor:
         if not problems:
             return answer
         # Non-JSON under a JSON format means the endpoint did not hold the model to it: the
-        # repair is asked one mode weaker (and that mode remembered only if it works).
+        # repair is asked in a mode that may (and that mode remembered only if it works).
         ignored = not parsed and finish != "length" and mode != MODES[-1]
         repair_mode = _unenforced(mode) if ignored else mode
         usage.repairs += 1
@@ -278,7 +278,7 @@ class OpenAIExtractor:
                 usage=usage,
             )
         self._note(usage, kind="repair", task=task, detail="; ".join(problems), outcome="repaired")
-        if repair_mode != mode:
+        if ignored and repair_mode != mode:
             CAPABILITIES.remember(self._endpoint, repair_mode)
             self._note(usage, kind="fallback", task=task,
                        detail=f"the endpoint answered non-JSON under {mode}; using {repair_mode}")  # fmt: skip
