@@ -11,7 +11,7 @@ from tenants.admin import CappedCountPaginator, TenantScopedAdmin
 RUN_FIELDS = (
     "agent", "end_user", "status", "trigger", "schema_version", "pending_tokens",
     "first_turn_id", "last_turn_id", "created_at", "started_at", "finished_at",
-    "stage_timings", "stage_counts", "error",
+    "stage_timings", "stage_counts", "error", "why_facts",
 )  # fmt: skip
 
 
@@ -50,11 +50,33 @@ class ExtractionRunAdmin(TenantScopedAdmin):
     def stage_counts(self, obj: ExtractionRun) -> str:
         return _table(obj.counts or {})
 
+    @admin.display(description="why each fact (and what was not written)")
+    def why_facts(self, obj: ExtractionRun) -> str:
+        rows = obj.explanations or []
+        if not rows:
+            return "—"
+        body = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((r.get("key", ""), r.get("value", ""), r.get("source", ""), r.get("outcome", ""),
+              _why(r), ", ".join(f"{t.get('session', '')[:8]}…#{t.get('seq')}" for t in r.get("turns") or []))
+             for r in rows),
+        )  # fmt: skip
+        head = "<tr><th>fact</th><th>value</th><th>source</th><th>outcome</th><th>why</th><th>turns</th></tr>"
+        return format_html("<table>{}{}</table>", format_html(head), body)
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+
+def _why(row: dict[str, object]) -> str:
+    """ "cue: example: allergic to; similarity 0.62; points 3.1" — or the reason it was not written."""
+    why = row.get("why")
+    if isinstance(why, dict):
+        return "; ".join(f"{k}: {v}" for k, v in why.items())
+    return str(row.get("detail", ""))
 
 
 def _table(values: dict[str, object], unit: str = "") -> str:

@@ -38,6 +38,9 @@ class ExtractionRun(models.Model):
     last_turn_id = models.BigIntegerField(null=True, blank=True)
     timings = models.JSONField(default=dict, blank=True)
     counts = models.JSONField(default=dict, blank=True)
+    # Per fact: key, value, source, turns, why (the cue and figures that decided it), outcome;
+    # and what was considered and not written, with the reason. The run inspector shows them.
+    explanations = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

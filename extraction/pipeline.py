@@ -10,6 +10,7 @@ results. Nothing here runs on the request path.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Iterator
@@ -52,6 +53,7 @@ from schemas.selectors import schema_active
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
+MAX_EXPLANATIONS = 2000  # per run: a backlog run explains its first facts, not all
 MAX_WINDOW_TURNS = 2000  # a larger backlog is done in several runs, each committing its part
 _LOCK_NAMESPACE = 0x48564552  # "HVER": keeps our advisory locks apart from anyone else's
 
@@ -105,15 +107,20 @@ def _speakers(session: Session, end_user: EndUser, name: str | None) -> tuple[st
     return str(user), str(assistant)
 
 
+def known_facts(agent: Agent, end_user: EndUser) -> dict[str, str]:
+    """The user's active facts before the run (key → value text): what the extractor reads new
+    turns against ("Porto instead of Lisbon", "the other account")."""
+    rows = Entity.objects.filter(agent=agent, end_user=end_user, status=Status.ACTIVE).order_by(
+        "valid_from"
+    )
+    return dict(rows.values_list("key", "value_text"))
+
+
 def load_window(
-    agent: Agent, end_user: EndUser, after: int
+    agent: Agent, end_user: EndUser, after: int, known: dict[str, str]
 ) -> tuple[list[WindowTurn], list[WindowTurn]]:
     """(turns after the watermark, every unarchived turn) as extractor input."""
-    name = (
-        Entity.objects.filter(agent=agent, end_user=end_user, field="name", status=Status.ACTIVE)
-        .values_list("value_text", flat=True)
-        .first()
-    )
+    name = known.get("name")
     turns = list(
         Turn.objects.filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user)
         .filter(id__gt=after)
@@ -156,7 +163,8 @@ def _segments(turns: list[WindowTurn], size: int) -> list[list[WindowTurn]]:
 
 
 def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: list[WindowTurn],
-               fields: list[dict[str, Any]], timings: dict[str, float], counts: dict[str, int]) -> tuple[Extraction, list[dict[str, Any]]]:  # fmt: skip
+               fields: list[dict[str, Any]], timings: dict[str, float], counts: dict[str, int],
+               known: dict[str, str]) -> tuple[Extraction, list[dict[str, Any]]]:  # fmt: skip
     """Stages 1 and 3 (in parallel when the extractor calls a model), then atomicity, embedding
     and dedup. Pure computation plus reads: no writes."""
     usage = Usage()
@@ -164,7 +172,7 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
 
     def stage_extract() -> list[FactCandidate]:
         started = time.perf_counter()
-        facts = extractor.extract_facts(window, fields, usage)
+        facts = extractor.extract_facts(window, fields, usage, known)
         timings["extract"] = round((time.perf_counter() - started) * 1000, 2)
         return facts
 
@@ -253,7 +261,8 @@ def execute(run: ExtractionRun) -> ExtractionRun:
         schema = schema_active(agent=agent)
 
         started = time.perf_counter()
-        window, unarchived = load_window(agent, end_user, watermark)
+        known = known_facts(agent, end_user)
+        window, unarchived = load_window(agent, end_user, watermark, known)
         counts["turns"] = len(window)
         if not window:
             return _finish(
@@ -266,7 +275,7 @@ def execute(run: ExtractionRun) -> ExtractionRun:
 
         extractor = extractor_for(agent)
         extraction, units = run_stages(
-            extractor, agent, end_user, window, schema.fields, timings, counts
+            extractor, agent, end_user, window, schema.fields, timings, counts, known
         )
 
         started = time.perf_counter()
@@ -295,9 +304,12 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             # and then delete them with the rest.
             if not end_user_lock_live(end_user=end_user):
                 raise UserErased
+            explanations: list[dict[str, Any]] = []
             for fact in extraction.facts:
+                shown = explanation(fact)
+                explanations.append(shown)
                 try:
-                    _, created = entity_upsert(
+                    entity, created = entity_upsert(
                         agent=agent, end_user=end_user, key=fact.key, value=fact.value, source=fact.source,
                         valid_from=fact.valid_from, source_turns=fact.source_turns,
                         actor=f"extraction_run:{run.pk}", fields=schema.fields, rebuild=False,
@@ -305,10 +317,17 @@ def execute(run: ExtractionRun) -> ExtractionRun:
                 except Invalid as exc:  # a value the schema refuses is skipped, not fatal
                     counts.setdefault("facts_rejected", 0)
                     counts["facts_rejected"] += 1
+                    shown["outcome"] = f"rejected: {exc.detail}"
                     logger.info("run %s: fact %s rejected: %s", run.pk, fact.key, exc.detail)
                     continue
+                shown["outcome"] = (
+                    ("history" if entity.status != Status.ACTIVE else "written")
+                    if created
+                    else "unchanged"
+                )
                 if created:
                     counts["facts"] += 1
+            explanations += [{"outcome": "not written", **note} for note in extraction.usage.notes]
             counts["superseded"] = Entity.objects.filter(
                 agent=agent, end_user=end_user, superseded_by__created_by=f"extraction_run:{run.pk}"
             ).count()
@@ -328,7 +347,7 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             timings["write"] = round((time.perf_counter() - started) * 1000, 2)
             timings["total"] = round((time.perf_counter() - total_started) * 1000, 2)
             return _finish(run, RunStatus.SUCCEEDED, timings, counts, extraction.usage, schema.version,
-                           window[0].id, last)  # fmt: skip
+                           window[0].id, last, explanations[:MAX_EXPLANATIONS])  # fmt: skip
 
 
 def _versions(agent: Agent, end_user: EndUser) -> list[Version]:
@@ -345,10 +364,18 @@ def _versions(agent: Agent, end_user: EndUser) -> list[Version]:
     ]
 
 
+def explanation(fact: FactCandidate) -> dict[str, Any]:
+    """What the run inspector shows of one fact: the value, its source and turns, and why."""
+    text = fact.value if isinstance(fact.value, str) else json.dumps(fact.value, ensure_ascii=False)
+    return {"key": fact.key, "value": text[:200], "source": fact.source,
+            "turns": fact.source_turns, "why": fact.why}  # fmt: skip
+
+
 def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: dict[str, int],
-            usage: Usage, schema_version: int | None, first: int | None, last: int | None) -> ExtractionRun:  # fmt: skip
+            usage: Usage, schema_version: int | None, first: int | None, last: int | None,
+            explanations: list[dict[str, Any]] | None = None) -> ExtractionRun:  # fmt: skip
     ExtractionRun.objects.filter(pk=run.pk).update(
-        status=status, finished_at=timezone.now(), timings=timings,
+        status=status, finished_at=timezone.now(), timings=timings, explanations=explanations or [],
         counts={**counts, **usage.counts()},
         schema_version=schema_version, first_turn_id=first, last_turn_id=last, error="",
     )  # fmt: skip

@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -54,8 +55,8 @@ def extraction_schedule_if_due(
         # model or a bad turn cannot turn every append into a new failed run.
         cursor.execute(
             "INSERT INTO extraction_extractionrun (tenant_id, agent_id, end_user_id, status, trigger, "
-            "pending_tokens, timings, counts, error, created_at, public_id) "
-            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '', now(), gen_random_uuid() "
+            "pending_tokens, timings, counts, explanations, error, created_at, public_id) "
+            "SELECT %s, %s, %s, 'pending', %s, %s, '{}', '{}', '[]', '', now(), gen_random_uuid() "
             "WHERE NOT EXISTS ("
             "  SELECT 1 FROM extraction_extractionrun WHERE agent_id = %s AND end_user_id = %s "
             "  AND status = 'failed' AND finished_at > now() - make_interval(secs => %s)) "
@@ -195,8 +196,11 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         )
         return None
     except ExtractionFailed as exc:
-        counts = exc.usage.counts() if exc.usage is not None else None
-        return extraction_run_fail(run_id=run_id, error=str(exc), counts=counts)
+        usage = exc.usage
+        return extraction_run_fail(
+            run_id=run_id, error=str(exc), counts=usage.counts() if usage else None,
+            explanations=[{"outcome": "not written", **n} for n in usage.notes] if usage else None,
+        )  # fmt: skip
     except Exception as exc:
         ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
             status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
@@ -208,11 +212,18 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
 
 
 def extraction_run_fail(
-    *, run_id: int, error: str, counts: dict[str, int] | None = None
+    *,
+    run_id: int,
+    error: str,
+    counts: dict[str, int] | None = None,
+    explanations: list[dict[str, Any]] | None = None,
 ) -> ExtractionRun:
     """Record a run failed for good; ``counts``: what it spent before failing (model calls and
-    tokens count against the tenant's daily budget like a finished run's)."""
+    tokens count against the tenant's daily budget like a finished run's); ``explanations``:
+    what the extractor noted until then (the malformed answer, its repair), for the inspector."""
     changes: dict[str, object] = {"counts": counts} if counts is not None else {}
+    if explanations is not None:
+        changes["explanations"] = explanations
     ExtractionRun.objects.filter(pk=run_id).update(
         status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000], **changes
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -288,21 +289,62 @@ def test_validate_names_every_problem() -> None:
     assert any("in the past" in p for p in data.validate(s))
 
 
+HOLDOUT = data.DIRECTORY.parent / "scenarios_holdout"
+DEV2 = data.DIRECTORY.parent / "scenarios_dev2"
+
+
+def conversations_per_tag(scenarios: list[data.Scenario]) -> dict[str, int]:
+    return {
+        tag: sum(1 for s in scenarios if any(tag in i["tags"] for items in s.expect.values() for i in items))
+        for tag in data.PHENOMENA
+    }  # fmt: skip
+
+
 def test_the_suite_covers_what_issue_15_asks_for() -> None:
     scenarios = data.load()
     assert len(scenarios) >= 40
     assert len({s.domain for s in scenarios}) >= 6
     assert max(len(s.turns) for s in scenarios) >= 100
-    conversations_per_tag = {
-        tag: sum(1 for s in scenarios if any(tag in i["tags"] for items in s.expect.values() for i in items))
-        for tag in data.PHENOMENA
-    }  # fmt: skip
-    assert min(conversations_per_tag.values()) >= 1, conversations_per_tag
-    several = {t: n for t, n in conversations_per_tag.items() if t != "long_session"}
+    per_tag = conversations_per_tag(scenarios)
+    assert min(per_tag.values()) >= 1, per_tag
+    several = {t: n for t, n in per_tag.items() if t != "long_session"}
     assert min(several.values()) >= 3, several
     assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= 12  # schemas vary
 
 
-def test_the_files_are_in_the_canonical_layout() -> None:
-    for path in sorted(data.DIRECTORY.glob("*.json")):
+def test_the_holdout_suite_is_valid_and_covers_every_phenomenon() -> None:
+    """bench/scenarios_holdout/ (not for tuning: its README): valid, in domains of its own."""
+    scenarios = data.load(HOLDOUT)
+    assert len(scenarios) >= 24
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 6
+    assert not domains & {s.domain for s in data.load()}
+    assert all(2 <= len(s.sessions) <= 5 for s in scenarios)
+    assert max(len(session) for s in scenarios for session in s.sessions) >= 60
+    several = {t: n for t, n in conversations_per_tag(scenarios).items() if t != "long_session"}
+    assert min(several.values()) >= 3, several
+    assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= len(domains)
+
+
+def test_the_second_development_suite_is_valid_and_covers_every_phenomenon() -> None:
+    """bench/scenarios_dev2/ (a development set, its README): valid, in domains of neither other suite."""
+    scenarios = data.load(DEV2)
+    assert len(scenarios) >= 30
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 6
+    assert not domains & {s.domain for s in [*data.load(), *data.load(HOLDOUT)]}
+    assert all(2 <= len(s.sessions) <= 4 for s in scenarios)
+    assert max(len(session) for s in scenarios for session in s.sessions) >= 60
+    several = {t: n for t, n in conversations_per_tag(scenarios).items() if t != "long_session"}
+    assert min(several.values()) >= 4, several
+    assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= len(domains)
+
+
+@pytest.mark.parametrize(
+    "directory", [data.DIRECTORY, HOLDOUT, DEV2], ids=["scenarios", "holdout", "dev2"]
+)
+def test_the_files_are_in_the_canonical_layout(directory: Path) -> None:
+    paths = sorted(directory.glob("*.json"))
+    assert paths
+    for path in paths:
         assert data.dump(json.loads(path.read_text())) == path.read_text(), path.name

@@ -1,6 +1,6 @@
 """Run the scenario suite against a fresh server and score it.
 
-    .venv/bin/python -m bench.scenarios_run [--only ID,ID] [--out FILE] [--workers 2]
+    .venv/bin/python -m bench.scenarios_run [--dir DIR] [--only ID,ID] [--out FILE] [--workers 2]
 
 Starts `python -m config.runtime run` (gunicorn + one Celery worker on a fresh embedded
 PostgreSQL and Redis in a temporary directory, like the other benchmarks), creates one agent per
@@ -53,11 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--dir", type=Path, default=data.DIRECTORY,
+                        help="the folder of scenario files (default: bench/scenarios)")  # fmt: skip
     parser.add_argument("--only", help="comma-separated conversation ids (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS / "scenarios.json")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     args = parser.parse_args(argv)
-    scenarios = data.load(only=set(args.only.split(",")) if args.only else None)
+    scenarios = data.load(args.dir, only=set(args.only.split(",")) if args.only else None)
     if not scenarios:
         parser.error("no conversation matches --only")
     with tempfile.TemporaryDirectory(prefix="hv-scenarios-") as tmp:

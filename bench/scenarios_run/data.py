@@ -5,6 +5,7 @@ validation and a stable layout. Pure: no server, no Django settings (the value c
     python -m bench.scenarios_run.data            # validate every file, print a coverage table
     python -m bench.scenarios_run.data --format   # rewrite the files in the canonical layout
     python -m bench.scenarios_run.data --show ID  # the turns of one conversation, numbered
+    python -m bench.scenarios_run.data --dir bench/scenarios_holdout   # another folder
 """
 
 from __future__ import annotations
@@ -222,17 +223,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--format", action="store_true", help="rewrite files in canonical layout")
     parser.add_argument("--show", metavar="ID", help="print one conversation's numbered turns")
+    parser.add_argument("--dir", type=Path, default=DIRECTORY, help="the folder of scenario files")
     args = parser.parse_args()
     if args.format:
-        for path in sorted(DIRECTORY.glob("*.json")):
+        for path in sorted(args.dir.glob("*.json")):
             path.write_text(dump(json.loads(path.read_text())))
     if args.show:
-        (scenario,) = load(only={args.show})
+        (scenario,) = load(args.dir, only={args.show})
         for turn in scenario.turns:
             print(f"{turn.ref:>7} {turn.occurred_at:%a %d %b %H:%M} {turn.role[0]}: {turn.text}")
         return 0
     try:
-        scenarios = load()
+        scenarios = load(args.dir)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 1

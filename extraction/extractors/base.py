@@ -4,6 +4,7 @@ and the two ways it fails."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,6 +32,7 @@ class FactCandidate:
     valid_from: datetime.datetime
     source_turns: list[dict[str, Any]]
     value_text: str | None = None
+    why: dict[str, Any] = field(default_factory=dict)  # the cue and figures that decided it
 
 
 @dataclass
@@ -51,8 +53,9 @@ class Usage:
     tokens_out: int = 0
     facts_invalid: int = 0  # facts an answer held that failed validation: dropped, each noted
     repairs: int = 0  # malformed answers sent back to the model once for correction
-    # One dict per thing an operator should see: {"kind": "invalid_fact" | "invalid_item" |
-    # "repair" | "malformed" | "fallback", "task", "detail", …} (extractors.openai_check).
+    # What the extractor considered and did not write, and why ({"kind", "detail", …}): shown
+    # with the run's explanations in the run inspector. The openai extractor's kinds:
+    # "invalid_fact" | "invalid_item" | "repair" | "malformed" | "fallback" (openai_check).
     notes: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -76,8 +79,14 @@ class Extractor(Protocol):
     name: str
 
     def extract_facts(
-        self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage
-    ) -> list[FactCandidate]: ...
+        self,
+        turns: list[WindowTurn],
+        fields: list[dict[str, Any]],
+        usage: Usage,
+        known: Mapping[str, str] | None = None,
+    ) -> list[FactCandidate]:
+        """``known``: the user's active facts before the window (key → value text)."""
+        ...
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]: ...
 

@@ -31,6 +31,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 
 from core import env, outbound
@@ -218,7 +219,7 @@ class OpenAIExtractor:
                 payload = self._post(self._body(messages, mode, schema, task), usage)
             except _FormatRefused:
                 weaker = _weaker(mode)
-                self._note(usage, kind="fallback", task=task,
+                self._note(usage, kind="fallback", task=task, outcome="format fallback",
                            detail=f"the endpoint refused response_format {mode}; using {weaker}")  # fmt: skip
                 CAPABILITIES.remember(self._endpoint, weaker)
                 mode = weaker
@@ -271,7 +272,8 @@ class OpenAIExtractor:
         if still:
             self._note(usage, kind="repair", task=task, detail="; ".join(problems),
                        outcome="still malformed")  # fmt: skip
-            self._note(usage, kind="malformed", task=task, detail="; ".join(still))
+            self._note(usage, kind="malformed", task=task, outcome="run failed",
+                       detail="; ".join(still))  # fmt: skip
             raise ExtractionFailed(
                 f"the model's answer is not the JSON that was asked for ({task}: "
                 f"{'; '.join(problems)}; after one repair: {'; '.join(still)})",
@@ -280,7 +282,7 @@ class OpenAIExtractor:
         self._note(usage, kind="repair", task=task, detail="; ".join(problems), outcome="repaired")
         if ignored and repair_mode != mode:
             CAPABILITIES.remember(self._endpoint, repair_mode)
-            self._note(usage, kind="fallback", task=task,
+            self._note(usage, kind="fallback", task=task, outcome="format fallback",
                        detail=f"the endpoint answered non-JSON under {mode}; using {repair_mode}")  # fmt: skip
         return answer
 
@@ -294,7 +296,11 @@ class OpenAIExtractor:
         )
 
     def extract_facts(
-        self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage
+        self,
+        turns: list[WindowTurn],
+        fields: list[dict[str, Any]],
+        usage: Usage,
+        known: Mapping[str, str] | None = None,
     ) -> list[FactCandidate]:
         facts: list[FactCandidate] = []
         schema, prompt = facts_json_schema(fields), facts_prompt(fields)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.text import sentences
-from extraction.extractors.rules import field_keywords, mentions
+from extraction.extractors.rules.fields import names_field
 from extraction.text import ABSOLUTE_DATE, MONTHS, find_date, format_date
 from extraction.values import find_money, find_numbers, value_signature
 from memory.tokens import count_tokens
@@ -155,7 +155,7 @@ def summary_consistent(
             old = [v for v in chain if not v.active and _norm(type_, v) not in current]
             if type_ in (FieldType.STRING, FieldType.ENUM):
                 spans = _text_spans(sentence, start, [_norm(type_, v) for v in old])
-            elif mentions(sentence[start:], field_keywords(field)) is None:
+            elif not names_field(field, sentence[start:]):
                 continue
             else:
                 spans = _spans(type_, sentence, start)

@@ -135,7 +135,7 @@ def test_a_malformed_answer_after_its_repair_raises_with_the_usage_and_notes(
         "model_calls": 2, "tokens_in": 240, "tokens_out": 60, "facts_invalid": 0, "repairs": 1
     }  # fmt: skip
     assert [(n["kind"], n.get("outcome")) for n in usage.notes] == [
-        ("repair", "still malformed"), ("malformed", None)
+        ("repair", "still malformed"), ("malformed", "run failed")
     ]  # fmt: skip
 
 

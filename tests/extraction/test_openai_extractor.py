@@ -273,6 +273,9 @@ def test_a_repair_that_fails_too_fails_the_run_with_a_recorded_error(
     # What the failed run spent is on it (it counts against the tenant's daily budget).
     assert run.counts["repairs"] == 1 and run.counts["model_calls"] >= 2
     assert run.counts["tokens_in"] >= 240
+    assert [(e["kind"], e["outcome"]) for e in run.explanations] == [
+        ("repair", "still malformed"), ("malformed", "run failed")
+    ]  # fmt: skip
     assert extraction_run_execute(run_id=run_id) is None  # failed for good: not claimed again
     # JSON mode did not help this time: it is not remembered for the endpoint.
     assert CAPABILITIES.mode(("scripted", model.url, "scripted-1")) == "json_schema"
@@ -301,6 +304,15 @@ def test_wrongly_typed_facts_are_dropped_and_counted_while_valid_ones_land(
         ("budget", "₹80 lakh"), ("city", "Pune"), ("pet:Max", "dog")
     ]  # fmt: skip
     assert (run.counts["facts"], run.counts["facts_invalid"], run.counts["repairs"]) == (3, 6, 0)
+    # The run inspector shows each fact written and each one refused, with why.
+    shown = [(e["key"], e["outcome"]) for e in run.explanations]
+    assert sorted(shown) == sorted([("budget", "written"), ("city", "written"), ("pet:Max", "written"),
+                                    ("budget", "not written"), ("move_in_date", "not written"),
+                                    ("property_type", "not written"), ("salary", "not written"),
+                                    ("family_size", "not written"), ("loan_preapproved", "not written")])  # fmt: skip
+    refused = {e["key"]: e["detail"] for e in run.explanations if e.get("kind") == "invalid_fact"}
+    assert refused["family_size"] == "seq 99 is not a turn of this window"
+    assert refused["move_in_date"] == "move_in_date is date: expected YYYY-MM-DD"
 
 
 def test_a_model_summary_stating_a_superseded_value_as_current_is_stored_as_history(

@@ -80,7 +80,7 @@ def test_facts_by_type_hedge_and_question() -> None:
         _turn(3, "user", "Is a villa cheaper than 40 lakhs?"),
         _turn(4, "user", "I do not have a pre-approved loan yet."),
     )
-    assert facts == [
+    assert sorted(facts, key=str) == sorted([
         ("name", "Priya", "explicit"),
         ("city", "Pune", "explicit"),
         ("budget", {"amount": 5_000_000, "currency": "INR"}, "explicit"),
@@ -88,7 +88,7 @@ def test_facts_by_type_hedge_and_question() -> None:
         ("property_type", "apartment", "explicit"),
         ("move_in_date", "2023-06-01", "inferred"),
         ("loan_preapproved", False, "explicit"),
-    ]
+    ], key=str)  # fmt: skip
 
 
 def test_a_yes_after_the_agent_proposes_confirms_its_value() -> None:

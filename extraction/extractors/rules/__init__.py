@@ -1,0 +1,191 @@
+"""The offline default extractor: it reads dialogue with deterministic rules and the bundled
+embedder, with no network.
+
+Facts come from what the user says, read against what the agent just said: the agent's
+question tells which field a short reply answers ("Which neighbourhoods?" — "Mostly Kothrud."),
+its proposal is confirmed by a yes and dropped by a no or by silence. Each typed value in a
+user turn goes to the field whose words, examples, unit and meaning fit it best, or to none (a
+cousin's flat, a colleague's offer, a booking reference). Hedges are ``inferred``; a correction
+keeps the later value; a field with one fact per named thing gets its qualifier from the
+sentence or from a reference to one said before ("the same for the other account"). Every fact
+carries why it was written (``FactCandidate.why``): the cue, the field's points, the words and
+similarity that decided it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from core.text import sentences
+from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
+from extraction.extractors.rules.acts import accepts, acknowledges, denies
+from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.fields import Profile, profiles
+from extraction.extractors.rules.mentions import typed_mentions
+from extraction.extractors.rules.prompts import Prompt, read_prompt
+from extraction.extractors.rules.qualify import Qualifiers
+from extraction.extractors.rules.reader import Claim, Context, keep_last_per_field, typed_claims
+from extraction.extractors.rules.texts import (
+    answer_claims,
+    boolean_claims,
+    cue_claims,
+    name_claims,
+    shaped_claims,
+)
+from extraction.extractors.rules.units import compress
+from memory.embedding import embed
+
+__all__ = ["RulesExtractor"]
+
+
+class RulesExtractor:
+    name = "rules"
+
+    def extract_facts(self, turns: list[WindowTurn], fields: list[dict[str, Any]], usage: Usage,
+                      known: Mapping[str, str] | None = None) -> list[FactCandidate]:  # fmt: skip
+        fields_ = profiles(fields) if fields else []
+        if not fields_ or not turns:
+            return []
+        vectors = _embed_sentences(turns)
+        current: dict[str, str] = dict(known or {})
+        qualifiers = Qualifiers(fields_, current, turns)
+        reader = _Reader(fields_, vectors, _currency(current, fields))
+        claims: list[Claim] = []
+        prompt: Prompt | None = None
+        session = None
+        for index, turn in enumerate(turns):
+            if turn.session_id != session:
+                prompt, session = None, turn.session_id
+            if turn.role == "assistant":
+                reader.note_money(turn.text)
+                prompt = read_prompt(turn, fields_, vectors, reader.currency)
+                qualifiers.hear(turn.text)
+                continue
+            if turn.role != "user":
+                continue
+            ctx = Context(index, turn, prompt, fields_, vectors)
+            found = keep_last_per_field(
+                qualifiers.settle(reader.read(ctx, current), ctx), ctx.turn.text, current
+            )
+            usage.notes += [{"kind": "not written", "value": str(d.value)[:200], "detail": d.reason,
+                             "turns": [d.turn.ref()]} for d in ctx.dropped]  # fmt: skip
+            for claim in found:
+                current[claim.key] = str(claim.value)
+            claims += found
+            prompt = None
+        return [_fact(c) for c in claims]
+
+    def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
+        return compress(segment)
+
+
+class _Reader:
+    def __init__(
+        self, fields: list[Profile], vectors: dict[str, np.ndarray], currency: str | None
+    ) -> None:
+        self.fields = fields
+        self.vectors = vectors
+        self.currency = currency
+        self.money: Amount | None = None
+
+    def note_money(self, text: str) -> None:
+        found = [a for a in money_in(text, self.currency) if a.explicit]
+        if found:
+            self.money = found[-1]
+            self.currency = found[-1].currency or self.currency
+
+    def read(self, ctx: Context, current: dict[str, str]) -> list[Claim]:
+        prompt = ctx.prompt
+        asked_money = bool(
+            prompt
+            and (
+                (prompt.asked and prompt.asked[0][0].type == "money")
+                or any(p.type == "money" for p, _, _ in prompt.proposals)
+            )
+        )
+        said: list[tuple[str, int, Any]] = []
+        offset = 0
+        for sentence in sentences(ctx.turn.text):
+            at = max(ctx.turn.text.find(sentence, offset), 0)
+            offset = at
+            bare = (asked_money and not said) or bool(MONEY_WORDS.search(sentence))
+            said.append((sentence, at, typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields,
+                                                        self.currency, bare_money=bare, context=self.money)))  # fmt: skip
+        self.note_money(ctx.turn.text)
+        claims = typed_claims(ctx, said)
+        taken = {c.profile.key for c in claims if not c.profile.qualified}
+        for extra in (name_claims(ctx),):
+            claims += [c for c in extra if c.profile.key not in taken]
+        taken |= {c.profile.key for c in claims}
+        claims += shaped_claims(ctx, taken)
+        claims += boolean_claims(ctx, taken)
+        claims += answer_claims(ctx, taken, current)
+        taken |= {c.profile.key for c in claims}
+        claims += cue_claims(ctx, taken, current)
+        claims += _confirmations(ctx, claims)
+        return claims
+
+
+def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
+    """The agent's proposals the user accepts without repeating them ("Yes, that's fine."), and
+    what the agent said of the user ("Your new card is active") unless the user objects:
+    confirmed when acknowledged, inferred when passed over."""
+    prompt = ctx.prompt
+    if prompt is None:
+        return []
+    text = ctx.turn.text
+    refused = denies(text)
+    agreed = accepts(text, weak=bool(prompt.kind))  # "Great." accepts an offer, not a statement
+    stated = {c.profile.key for c in claims}
+    out: list[Claim] = []
+    offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
+    told = [] if refused else prompt.stated
+    for profile, mention, cue in offered + told:
+        if profile.key in stated or any(o.profile is profile for o in out):
+            continue
+        offer = any(o is profile and m is mention for o, m, _ in offered)
+        confirmed = offer or acknowledges(text) or agreed
+        how = (
+            "accepts the agent's proposal"
+            if offer
+            else (
+                "the agent said it; the user acknowledged"
+                if confirmed
+                else "the agent said it, unchallenged"
+            )
+        )
+        turns = [prompt.turn, ctx.turn] if offer else [prompt.turn]  # a "thanks" is no source
+        why = {"cue": how, "proposal": mention.how, "field": cue}
+        out.append(Claim(profile, mention.value, "confirmed" if confirmed else "inferred", turns,
+                         (ctx.index, 0), why, clause=prompt.turn.text))  # fmt: skip
+    return out
+
+
+def _currency(current: Mapping[str, str], fields: list[dict[str, Any]]) -> str | None:
+    """What an amount said without a currency is in, until one is said: the currency of the
+    user's stored money facts, else of the schema's money examples."""
+    for text in current.values():
+        for amount in money_in(text):
+            if amount.currency:
+                return amount.currency
+    examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
+    currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}
+    return currencies.pop() if len(currencies) == 1 else None
+
+
+def _embed_sentences(turns: list[WindowTurn]) -> dict[str, np.ndarray]:
+    texts = sorted({s for t in turns if t.role in ("user", "assistant") for s in sentences(t.text)})
+    if not texts:
+        return {}
+    vectors = np.vstack([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    return dict(zip(texts, vectors, strict=True))
+
+
+def _fact(claim: Claim) -> FactCandidate:
+    turn = claim.turns[-1]
+    why = {k: v for k, v in claim.why.items() if v is not None}
+    return FactCandidate(claim.key, claim.value, claim.source, turn.occurred_at,
+                         [t.ref() for t in claim.turns], why=why)  # fmt: skip

@@ -1,0 +1,149 @@
+"""What a sentence does in the dialogue: asks (and how), accepts, refuses, hedges, corrects,
+speaks of someone else, or says nothing worth keeping. Pure regular expressions."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_AUX = (r"do|does|did|is|are|was|were|can|could|would|will|shall|should|may|might|have|has|"
+        r"had|am|any|anything|got|need|want")  # fmt: skip
+YES_NO = re.compile(
+    rf"^\W*(?:and |so |also |great[,.!]? |ok(?:ay)?[,.!]? |alright[,.!]? )?(?:{_AUX})\b", re.I
+)
+WH = re.compile(r"\b(what|which|when|where|who|whom|whose|why|how)\b", re.I)
+ACCEPT_START = re.compile(
+    r"^\W*(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
+    r"definitely|of course|please do|please|go ahead|sounds good|sounds great|"
+    r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
+    r"that's fine|that is fine|agreed|deal|haan|ji|"
+    r"alright|all right|book it|let's do it|let's do that|do it|confirmed|confirm)\b",
+    re.I,
+)
+# Pleased, not agreeing: accepts a question's offer, but not a value merely stated.
+WEAK_ACCEPT = re.compile(
+    r"^\W*(perfect|great|lovely|brilliant|wonderful|cool|done|good|excellent|"
+    r"awesome|fantastic|nice)\b",
+    re.I,
+)
+ACCEPT_ANY = re.compile(
+    r"\b(works( for (me|us))?|is fine|are fine|is good|sounds good|suits (me|us)|is perfect|"
+    r"that's fine|fine by (me|us)|ok(?:ay)? (for|with) (me|us)|go with|book (it|that)|"
+    r"let's do|happy with|agree|i'll take|we'll take|is ok(?:ay)?|is great|suit (me|us))\b",
+    re.I,
+)
+DENY_START = re.compile(
+    r"^\W*(no|nope|nah|not really|not yet|not now|not sure|never|don't|do not|i don't|we don't|"
+    r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|no,)\b",
+    re.I,
+)
+DENY_ANY = re.compile(
+    r"\b(rather not|doesn't work|does not work|won't work|can't do|cannot do|not okay|not ok|"
+    r"too (much|high|expensive|pricey|costly|far|late|early|small|big)|instead|i'd prefer|we'd prefer|prefer not|"
+    r"let me think|i'll think|think about it|not keen|no way|pass on)\b",
+    re.I,
+)
+HEDGE = re.compile(
+    r"\b(maybe|perhaps|probably|possibly|might|may be|not sure|unsure|i think|i guess|"
+    r"i suppose|i believe|likely|tentatively|i'll confirm|will confirm|to be confirmed|tbc|"
+    r"i'll check|need to check|have to check|not certain|hopefully|roughly|something like|"
+    r"or so|ish\b|considering|thinking of|thinking about|leaning towards|if all goes well)\b",
+    re.I,
+)
+CORRECTION = re.compile(
+    r"\b(actually|sorry|i mean|i meant|no wait|wait|correction|make that|scratch that|"
+    r"change of plans?|instead|rather|on second thought|let me correct|i was wrong|not \w+ but|"
+    r"update|updated|now)\b",
+    re.I,
+)
+SMALL_TALK = re.compile(
+    r"^\W*(thanks|thank you|thank u|thx|ty|cheers|bye|goodbye|see you|see ya|take care|"
+    r"good (morning|afternoon|evening|night)|hi|hello|hey|noted|great|cool|nice|wow|haha|lol|"
+    r"awesome|lovely|perfect|ok|okay|sure|you're the best|much appreciated|appreciate it|"
+    r"have a (good|great|nice) (day|evening|one|weekend))\b[^0-9]*$",
+    re.I,
+)
+# Someone other than the user, as the subject or owner of what is said.
+RELATIONS = (r"cousin|friend|friends|colleague|colleagues|co-worker|brother|sister|mother|"
+             r"father|mom|mum|dad|wife|husband|partner|son|daughter|uncle|aunt|neighbour|"
+             r"neighbor|boss|manager|flatmate|roommate|sister-in-law|brother-in-law|in-laws|"
+             r"parents|grandmother|grandfather|grandma|grandpa|nephew|niece|relative|"
+             r"classmate|landlord|teammate|boyfriend|girlfriend|fiance|fiancee")  # fmt: skip
+THIRD_PARTY = re.compile(
+    rf"(?i:\b(?:my|our|his|her|their|a|one of my|one of our)\s+(?:\w+\s+)?(?:{RELATIONS})s?(?:'s)?\b)"
+    r"|(?i:\b\w+ of (?:mine|ours)\b)"
+    r"|(?i:\b(?:the|that|this|some|another|a)\s+(?:other\s+)?(?:guy|man|woman|person|lady|driver|fellow|"
+    r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b)"
+    r"|(?i:\b(?:he|she|they|his|her|him|them)\b)(?!\s+(?:said|says|told|suggested|recommended))"
+    r"|\b[A-Z][a-z]+'s\s+(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
+)
+FIRST_PERSON = re.compile(
+    r"\b(i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I
+)
+
+
+def is_question(sentence: str) -> bool:
+    stripped = sentence.strip()
+    return stripped.endswith("?")
+
+
+def question_kind(sentence: str) -> str:
+    """'wh' (what, which, when …), 'alt' (this or that?), 'yn' (yes or no), or '' (no question)."""
+    if not is_question(sentence):
+        return ""
+    if WH.search(sentence.split(",")[-1]) or WH.match(sentence.strip()):
+        return "wh"
+    if re.search(r"\bor\b", sentence) and not re.search(r"\bor (not|no)\b", sentence, re.I):
+        return "alt"
+    return "yn"
+
+
+def accepts(text: str, weak: bool = True) -> bool:
+    """Whether the reply agrees; ``weak``: "Perfect." and "Great." count (after a question)."""
+    if denies(text):
+        return False
+    return bool(
+        ACCEPT_START.match(text) or ACCEPT_ANY.search(text) or (weak and WEAK_ACCEPT.match(text))
+    )
+
+
+ACKNOWLEDGE = re.compile(
+    r"^\W*(got it|noted|understood|thanks|thank you|thx|ok|okay|good|great|"
+    r"perfect|cool|alright|fine|nice|wonderful|yay|brilliant)\b",
+    re.I,
+)
+
+
+def acknowledges(text: str) -> bool:
+    return bool(ACKNOWLEDGE.match(text)) and not denies(text)
+
+
+def denies(text: str) -> bool:
+    return bool(DENY_START.match(text)) or bool(DENY_ANY.search(text))
+
+
+def hedged(text: str) -> bool:
+    return bool(HEDGE.search(text))
+
+
+def small_talk(text: str) -> bool:
+    return bool(SMALL_TALK.match(text.strip()))
+
+
+def third_party(clause: str) -> re.Match[str] | None:
+    """Whether the clause speaks of someone else's things ("my cousin paid 1.1 crore")."""
+    return THIRD_PARTY.search(clause)
+
+
+def clauses(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of the sentence's clauses: split at ';', ' but ', ', so ', ', and ' …"""
+    cuts = [0]
+    for match in re.finditer(
+        r";|\s+-\s+|—|,\s+(?=(?:so|but|and|because|since|though|although|which|while|as|plus|"
+        r"then|also|or|just|actually|oh|sorry|not|my|our|his|her|their)\b)|\s+(?=(?:but|because|since|"
+        r"although|though|whereas)\b)|\.\s+",
+        sentence,
+    ):
+        cuts.append(match.end())
+    cuts.append(len(sentence))
+    return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]

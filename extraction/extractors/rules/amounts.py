@@ -1,0 +1,168 @@
+"""Money and numbers in a turn, with where they are and what follows them. Pure functions.
+
+Money is what carries a currency or a money unit ("₹80 lakh", "24 LPA", "€2,500", "625k",
+"1.2 crore"); a bare number becomes money only where the dialogue says it is (the answer to a
+money question, a money word beside it), and then takes the currency and unit of the money
+said last ("The budget tops out at 30 lakhs. Would 30 work?" → ₹30 lakh).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from extraction.text import NUMBER_WORDS
+
+UNITS = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "lakh": 1e5, "lakhs": 1e5, "lac": 1e5,
+         "lacs": 1e5, "l": 1e5, "lpa": 1e5, "crore": 1e7, "crores": 1e7, "cr": 1e7,
+         "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}  # fmt: skip
+INDIAN = {"lakh", "lakhs", "lac", "lacs", "l", "lpa", "crore", "crores", "cr"}
+SIGNS = {"₹": "INR", "rs": "INR", "rs.": "INR", "inr": "INR", "rupees": "INR", "rupee": "INR",
+         "$": "USD", "usd": "USD", "dollars": "USD", "dollar": "USD", "bucks": "USD",
+         "€": "EUR", "eur": "EUR", "euros": "EUR", "euro": "EUR", "£": "GBP", "gbp": "GBP",
+         "pounds": "GBP", "quid": "GBP", "aed": "AED", "dirhams": "AED", "sgd": "SGD",
+         "cad": "CAD", "aud": "AUD", "chf": "CHF", "francs": "CHF", "yen": "JPY", "¥": "JPY"}  # fmt: skip
+_SIGN = (
+    r"₹|\$|€|£|¥|\brs\.?|\binr\b|\busd\b|\beur\b|\bgbp\b|\baed\b|\bsgd\b|\bcad\b|\baud\b|\bchf\b"
+)
+_POST = r"rupees?|dollars?|bucks|euros?|pounds|quid|inr|usd|eur|gbp|aed|dirhams|sgd|cad|aud|chf|francs|yen"
+_UNIT = r"thousand|grand|lakhs?|lacs?|lpa|crores?|cr|million|mn|billion|bn|k|l|m"
+MONEY = re.compile(
+    rf"(?P<pre>{_SIGN})?\s?(?<![\w.,])(?P<num>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    rf"\s?(?P<unit>{_UNIT})?(?![a-z])\s?(?P<post>{_POST})?(?![a-z])",
+    re.IGNORECASE,
+)
+_WORDS = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w and len(w) > 1), key=len,
+                         reverse=True))  # fmt: skip
+NUMBER = re.compile(
+    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half)(?![\w/:]|\.\d|-\d)",
+    re.IGNORECASE,
+)
+_MORE_WORDS = {"eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+               "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "half": 0.5}  # fmt: skip
+MONEY_WORDS = re.compile(
+    r"\b(budget|salary|ctc|pay|paid|pays|paying|price|cost|costs|rent|fee|fees|charge|charged|"
+    r"income|earn|earns|earning|make|making|afford|spend|spent|amount|limit|premium|cover|"
+    r"package|offer|bill|deposit|emi|per month|a month|monthly|per annum|a year|yearly|annual|"
+    r"lpa|estimate|quote|quoted|worth|owe|refund|balance|loan|debit|debited|transaction|"
+    r"dispute|disputed|expect|expecting|expected|need|ctc|comp|base|raise)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Amount:
+    amount: float
+    currency: str | None
+    start: int
+    end: int
+    unit: float  # the multiplier written (1e5 for lakh), 1 when none
+    explicit: bool  # a currency or money unit was written
+
+    def value(self) -> dict[str, object]:
+        amount: float | int = int(self.amount) if float(self.amount).is_integer() else self.amount
+        return {"amount": amount, "currency": self.currency}
+
+
+def _parse(raw: str) -> float | None:
+    if raw.count(".") > 1:
+        return None
+    return float(raw.replace(",", ""))
+
+
+def money_in(text: str, currency: str | None = None, bare: bool = False,
+             context: Amount | None = None) -> list[Amount]:  # fmt: skip
+    """Amounts of money in ``text``. ``currency``: what an amount without one is in. ``bare``:
+    also plain numbers (the dialogue says they are money); ``context``: the money said last,
+    whose unit a small bare number takes ("30" after "30 lakhs")."""
+    found: list[Amount] = []
+    for match in MONEY.finditer(text):
+        pre, unit, post = match.group("pre"), match.group("unit"), match.group("post")
+        number = _parse(match.group("num"))
+        if number is None:
+            continue
+        unit_l = (unit or "").lower()
+        # "3 m" or "5 k" alone are too often metres or kilometres; "2 l" litres.
+        # "3 m", "2 l" and "5 k" alone are as often metres, litres and kilometres: money only
+        # where the dialogue speaks of money; "625k" written together is money.
+        attached = unit is not None and match.end("num") == match.start("unit")
+        money_here = bare or bool(MONEY_WORDS.search(text))
+        if unit_l in ("m", "l") and not (pre or post) and not money_here:
+            unit_l, unit = "", None
+        if unit_l == "k" and not (pre or post) and not (money_here or attached):
+            unit_l, unit = "", None
+        explicit = bool(pre or unit or post)
+        multiplier = UNITS.get(unit_l, 1.0)
+        if not explicit:
+            if not bare or _is_time_or_id(text, match.start(), match.end()):
+                continue
+            if context is not None and context.unit > 1 and number < 1000:
+                multiplier = context.unit  # "Would 30 work?" after "30 lakhs"
+            elif number < 100:
+                continue  # "2", "7": a count, not money
+        code = SIGNS.get((pre or "").lower().strip()) or SIGNS.get((post or "").lower())
+        if code is None and unit_l in INDIAN:
+            code = "INR"
+        if code is None:
+            code = context.currency if context is not None and context.currency else currency
+        end = match.end() if (unit or post) else match.end("num")
+        start = match.start("pre") if pre else match.start("num")
+        found.append(Amount(round(number * multiplier, 2), code, start, end, multiplier, explicit))
+    return found
+
+
+def _is_time_or_id(text: str, start: int, end: int) -> bool:
+    """A clock time ("after 4", "4 pm"), a year, or part of a code ("PB-4471", "#4471")."""
+    before, after = text[max(0, start - 8) : start].lower(), text[end : end + 6].lower()
+    if re.match(r"\s*(am|pm|o'clock|:\d|h\b|hrs\b)", after) or re.search(
+        r"(after|before|at|by|around)\s$", before
+    ):
+        return True
+    return bool(re.search(r"[-#/]$|no\.?\s$|number\s$", before) or re.match(r"[-/]\w", after))
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float
+    start: int
+    end: int
+    after: str  # the two words after it ("days notice", "of us")
+
+
+def numbers_in(text: str) -> list[Number]:
+    out = []
+    for match in NUMBER.finditer(text):
+        word = match.group("num").lower()
+        if word in NUMBER_WORDS:
+            value = float(NUMBER_WORDS[word])
+            if word in ("a", "an") or (
+                word == "one" and _pronoun_one(text, match.start(), match.end())
+            ):
+                continue
+        elif word in _MORE_WORDS:
+            value = float(_MORE_WORDS[word])
+        else:
+            parsed = _parse(word)
+            if parsed is None:
+                continue
+            value = parsed
+        after = " ".join(re.findall(r"[a-z%]+", text[match.end() : match.end() + 24].lower())[:2])
+        out.append(Number(value, match.start(), match.end(), after))
+    return out
+
+
+def _pronoun_one(text: str, start: int, end: int) -> bool:
+    """ "a big one", "the other one", "that one": a pronoun, not the number 1."""
+    before = text[max(0, start - 12) : start].lower()
+    after = text[end : end + 12].lower()
+    if re.search(
+        r"\b(a|the|this|that|big|small|other|same|another|which|each|any|every|no|only|"
+        r"last|first|new|old|good|right|wrong|little|nice|cheaper|bigger|better)\s+$",
+        before,
+    ):
+        return True
+    return bool(
+        re.match(
+            r"\s*(?:[.,!?;]|$|of (?:them|those|these|us|my|our|the)\b|(?:is|was|thing)\b)", after
+        )
+    )

@@ -1,0 +1,184 @@
+"""Every date a turn names, with where it says it: absolute ("12 August 1979", "March 3rd"),
+relative to the turn's day ("next Tuesday", "the day after tomorrow", "in two weeks", "the
+17th", "end of the month"). Pure: the same text and day give the same dates.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+from dataclasses import dataclass
+
+from extraction.text import MONTHS, NUMBER_WORDS, WEEKDAYS
+
+_MONTH = "|".join(sorted([m for m in MONTHS] + [m[:3] for m in MONTHS] + ["sept"], key=len,
+                         reverse=True))  # fmt: skip
+_MONTH_NO = {m: i + 1 for i, m in enumerate(MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(MONTHS)}
+_MONTH_NO["sept"] = 9
+_DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
+_WEEKDAY = "|".join(WEEKDAYS)
+_NUM = r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
+_UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+# Ordinals that are not days of a month ("the 3rd floor", "her 5th birthday").
+_NOT_A_DAY = r"(?!\s+(?:floor|grade|class|standard|year|time|round|attempt|place|birthday|century|child|kid|one|week|month|day|anniversary)\b)"
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
+    ("dmy", re.compile(
+        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?:the\s+)?{_DAY}(?:\s+of)?\s+(?P<mon>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
+        re.I)),
+    ("mdy", re.compile(
+        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?P<mon>{_MONTH})\.?\s+(?:the\s+)?{_DAY}\b(?!\s*(?:%|percent|mg|kg|km|am|pm|lakh|k\b))(?:,?\s+(?P<y>\d{{4}}))?",
+        re.I)),
+    ("numeric", re.compile(r"\b(?P<d>[0-3]?\d)/(?P<m>[01]?\d)/(?P<y>\d{4})\b")),
+    ("simple", re.compile(
+        r"\b(?P<w>the day after tomorrow|the day before yesterday|day after tomorrow|"
+        r"yesterday|today|tonight|tomorrow|this morning|this evening|this afternoon)\b", re.I)),
+    ("ago", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.I)),
+    ("in", re.compile(rf"\b(?:in|within)\s+{_NUM}\s+{_UNIT}(?:'?\s*time)?\b", re.I)),
+    ("in", re.compile(rf"\b(?:in\s+)?{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I)),
+    ("weekday", re.compile(
+        rf"\b(?:(?P<which>next|last|this|coming|on|by|until|till|from)\s+)?(?P<wd>{_WEEKDAY})\b(?:\s+(?P<next>next week|after next))?", re.I)),
+    ("period", re.compile(
+        r"\b(?P<which>next|last|this|coming)\s+(?P<what>week|weekend|month|year)\b", re.I)),
+    ("end", re.compile(
+        r"\b(?P<edge>end|beginning|start|middle)\s+of\s+(?:the\s+|this\s+)?(?P<nx>next\s+)?(?P<what>month|week|year)\b", re.I)),
+    ("mid", re.compile(rf"\b(?P<edge>mid|early|end|late|beginning of|start of|end of)[\s-]+(?P<mon>{_MONTH})\b", re.I)),
+    ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?:\s+(?P<y>\d{{4}}))?", re.I)),
+    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}", re.I)),
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DateMention:
+    day: datetime.date
+    start: int
+    end: int
+    phrase: str
+    relative: bool
+
+
+def _number(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word, 1)
+
+
+def shift(day: datetime.date, amount: int, unit: str) -> datetime.date:
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        return day + datetime.timedelta(days=amount)
+    if unit == "week":
+        return day + datetime.timedelta(weeks=amount)
+    months = day.month - 1 + (amount if unit == "month" else amount * 12)
+    year, month = day.year + months // 12, months % 12 + 1
+    return datetime.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def _year_for(month: int, day: int, today: datetime.date, given: str | None) -> int:
+    """A date said without its year lies in the year that makes it nearest to the turn, ahead
+    rather than behind by more than two months ("in January" said in November: next year)."""
+    if given:
+        return int(given)
+    try:
+        candidate = datetime.date(today.year, month, day)
+    except ValueError:
+        return today.year
+    if (today - candidate).days > 62:
+        return today.year + 1
+    return today.year
+
+
+def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date | None:
+    g = m.groupdict()
+    if kind == "iso":
+        return datetime.date(int(g["y"]), int(g["m"]), int(g["d"]))
+    if kind == "numeric":
+        return datetime.date(int(g["y"]), int(g["m"]), int(g["d"]))
+    if kind in ("dmy", "mdy"):
+        month, day = _MONTH_NO[g["mon"].lower()], int(g["d"])
+        return datetime.date(_year_for(month, day, today, g.get("y")), month, day)
+    if kind == "simple":
+        word = g["w"].lower().removeprefix("the ")
+        offset = {"yesterday": -1, "tomorrow": 1, "day after tomorrow": 2,
+                  "day before yesterday": -2}.get(word, 0)  # fmt: skip
+        return today + datetime.timedelta(days=offset)
+    if kind == "ago":
+        return shift(today, -_number(g["n"]), g["unit"])
+    if kind == "in":
+        return shift(today, _number(g["n"]), g["unit"])
+    if kind == "weekday":
+        which = (g["which"] or "").lower()
+        delta = (WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7
+        if which == "last":
+            delta = delta - 7 if delta > 0 else -7
+        elif delta == 0 and which != "this":
+            delta = 7
+        if g["next"]:
+            delta += 7
+        return today + datetime.timedelta(days=delta)
+    if kind == "period":
+        step = {"last": -1, "next": 1, "coming": 1, "this": 0}[g["which"].lower()]
+        what = g["what"].lower()
+        if what in ("week", "weekend"):
+            monday = (
+                today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(weeks=step)
+            )
+            return monday + datetime.timedelta(days=5 if what == "weekend" else 0)
+        if what == "month":
+            return shift(today.replace(day=1), step, "month")
+        return datetime.date(today.year + step, 1, 1)
+    if kind == "end":
+        what, edge = g["what"].lower(), g["edge"].lower()
+        base = today if not g["nx"] else shift(today, 1, what)
+        if what == "month":
+            last = calendar.monthrange(base.year, base.month)[1]
+            day = {"end": last, "middle": 15}.get(edge, 1)
+            return base.replace(day=day)
+        if what == "week":
+            monday = base - datetime.timedelta(days=base.weekday())
+            return monday + datetime.timedelta(days={"end": 4, "middle": 2}.get(edge, 0))
+        return datetime.date(
+            base.year, {"end": 12, "middle": 6}.get(edge, 1), {"end": 31}.get(edge, 1)
+        )
+    if kind == "mid":
+        month = _MONTH_NO[g["mon"].lower()]
+        edge = g["edge"].lower()
+        year = _year_for(month, 1, today, None)
+        last = calendar.monthrange(year, month)[1]
+        day = 15 if edge == "mid" else last if edge in ("end", "end of", "late") else 1
+        return datetime.date(year, month, day)
+    if kind == "month":
+        month = _MONTH_NO[g["mon"].lower()]
+        return datetime.date(_year_for(month, 1, today, g.get("y")), month, 1)
+    if kind == "ordinal":
+        day = int(g["d"])
+        if not 1 <= day <= 31:
+            return None
+        year, month = today.year, today.month
+        if day < today.day:
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
+    return None
+
+
+def dates_in(text: str, today: datetime.date) -> list[DateMention]:
+    """Every date ``text`` names, in order; where phrases overlap the longest wins ("in two
+    weeks from today" is one date, not two), then the absolute one."""
+    candidates = []
+    for priority, (kind, pattern) in enumerate(_PATTERNS):
+        for match in pattern.finditer(text):
+            candidates.append((match.end() - match.start(), -priority, kind, match))
+    found: list[DateMention] = []
+    for _, _, kind, match in sorted(candidates, key=lambda c: (-c[0], -c[1])):
+        start, end = match.span()
+        if any(start < f.end and f.start < end for f in found):
+            continue
+        try:
+            day = _resolve(kind, match, today)
+        except (ValueError, KeyError):
+            continue
+        if day is not None:
+            relative = kind not in ("iso", "dmy", "mdy", "numeric")
+            found.append(DateMention(day, start, end, match.group(0), relative))
+    return sorted(found, key=lambda f: f.start)

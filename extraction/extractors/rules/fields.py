@@ -1,0 +1,505 @@
+"""What the extractor knows about each schema field: the words that name it (its key, its
+description, its examples, and a small thesaurus of everyday synonyms), rarer words weighing
+more; its embedded description and examples; whether it holds one value per named thing
+(``child_age:Aditi``) and which qualifiers its description lists; what its examples teach
+about where a value sits ("allergic to penicillin": a value follows "allergic to").
+
+Built once per schema and cached by the schema's content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from dataclasses import field as attribute
+from typing import Any
+
+import numpy as np
+
+from memory.embedding import embed
+
+GENERIC = set(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "or",
+        "and",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "is",
+        "are",
+        "was",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "from",
+        "as",
+        "per",
+        "one",
+        "each",
+        "any",
+        "all",
+        "their",
+        "they",
+        "them",
+        "his",
+        "her",
+        "our",
+        "your",
+        "you",
+        "i",
+        "we",
+        "my",
+        "me",
+        "whether",
+        "what",
+        "which",
+        "when",
+        "where",
+        "who",
+        "how",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "has",
+        "have",
+        "had",
+        "not",
+        "no",
+        "yes",
+        "user",
+        "users",
+        "customer",
+        "customers",
+        "patient",
+        "patients",
+        "buyer",
+        "buyers",
+        "candidate",
+        "candidates",
+        "guest",
+        "guests",
+        "traveller",
+        "travellers",
+        "investor",
+        "investors",
+        "applicant",
+        "applicants",
+        "subscriber",
+        "subscribers",
+        "policyholder",
+        "policyholders",
+        "cardholder",
+        "cardholders",
+        "student",
+        "students",
+        "parent",
+        "parents",
+        "family",
+        "client",
+        "clients",
+        "caller",
+        "person",
+        "people",
+        "member",
+        "members",
+        "wants",
+        "want",
+        "wanted",
+        "fact",
+        "value",
+        "so",
+        "right",
+        "also",
+        "new",
+        "next",
+        "last",
+        "like",
+        "about",
+        "much",
+        "many",
+        "ok",
+        "okay",
+        "number",
+        "there",
+        "here",
+        "some",
+        "other",
+        "than",
+        "into",
+        "just",
+        "only",
+        "very",
+        "really",
+        "get",
+        "gets",
+        "go",
+        "goes",
+        "make",
+        "makes",
+        "keep",
+        "keeps",
+        "well",
+        "account",
+        "holder",
+        "mostly",
+        "mainly",
+        "somewhere",
+        "around",
+        "roughly",
+        "maybe",
+        "probably",
+        "near",
+        "close",
+        "ideally",
+        "preferably",
+        "need",
+        "needs",
+        "needed",
+        "require",
+        "requires",
+        "required",
+        "enable",
+        "enabled",
+        "requested",
+        "request",
+        "allowed",
+        "done",
+        "made",
+        "given",
+        "filed",
+        "set",
+        "planned",
+    ]
+)
+# Everyday words for common field concepts: a key or description naming the concept (left)
+# lends the field the words on the right. General English, not any one schema's wording.
+THESAURUS: dict[str, str] = {
+    "budget": "afford spend max maximum ceiling stretch above upto limit cap",
+    "name": "name called call speaking",
+    "city": "live living based located moving relocating town flat apartment house home villa plot",
+    "salary": "ctc earn earning package pay lpa annum comp base",
+    "ctc": "salary earn earning package pay lpa annum comp base",
+    "current": "now currently present moment",
+    "expect": "expecting expectation need looking move",
+    "offer": "offer another",
+    "income": "earn earning salary take home net make making",
+    "rent": "rent month monthly",
+    "bedroom": "bhk bed beds bedrooms",
+    "occupant": "people persons adults living",
+    "traveller": "people persons adults pax going",
+    "email": "mail",
+    "phone": "mobile number cell",
+    "company": "work working employer firm join joined moved switched",
+    "employer": "work working company firm join joined moved switched",
+    "notice": "serve serving",
+    "allerg": "allergic allergy allergies reaction",
+    "medic": "take taking tablet tablets mg dose pill",
+    "pain": "hurts hurt ache scale",
+    "complaint": "problem issue symptom hurts pain brings wrong trouble",
+    "reason": "brings why problem issue",
+    "appointment": "visit follow-up follow book booked see check",
+    "visit": "visit see viewing tour show homes",
+    "smok": "smoke smoking cigarettes",
+    "pet": "dog cat dogs cats",
+    "destination": "going travel trip fly visiting",
+    "hotel": "stay staying hotel",
+    "seat": "window aisle",
+    "dietary": "vegetarian vegan eat food meal",
+    "interview": "round interview",
+    "relocat": "relocate relocating move moving",
+    "score": "scored got marks",
+    "grade": "class standard",
+    "fee": "fees",
+    "device": "phone handset model",
+    "limit": "limit",
+    "lease": "contract months",
+    "landlord": "agency rented letting",
+    "premium": "pay paying",
+    "insured": "cover coverage",
+    "injur": "hurt injured injury",
+    "police": "fir report",
+    "zip": "postcode pin",
+    "autopay": "automatic auto",
+    "birth": "born birthday dob",
+    "age": "old aged years",
+    "date": "on",
+}
+_QUALIFIERS = re.compile(r"\b(?P<key>[a-z][a-z0-9_]*):\s?(?P<q>[\w][\w .'-]*?)\s*[,)]")
+_PER = re.compile(
+    r"\b(?:one|a separate|a) (?:\w+ ){0,2}?(?:per|for each|for every) (?P<what>[a-z ]+?)(?:\s*\(|,|\.|;|$)"
+)
+NAME_WORDS = re.compile(
+    r"\b(child|children|kid|kids|son|daughter|student|pet|dog|cat|member|person|name)\b"
+)
+_PROPER_HINT = re.compile(
+    r"\b(name|city|town|country|company|employer|landlord|agency|provider|insurer|builder|"
+    r"developer|doctor|hospital|clinic|school|bank|brand|garage|airline|hotel|destination|"
+    r"locality|localities|neighbourhood|area|place|where|which)\b"
+)
+
+
+_SUFFIXES = (
+    ("ations", ""),
+    ("ation", ""),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+    ("es", ""),
+    ("s", ""),
+)
+
+
+def stem(word: str) -> str:
+    """A crude stem, the same for a word's common forms ("expected", "expectation" → expect;
+    "moving", "move" → mov)."""
+    word = word.lower().strip("'").removesuffix("'s")
+    if word.endswith("ss") or len(word) <= 3:
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
+def content_words(text: str) -> list[str]:
+    return [stem(w) for w in re.findall(r"[a-z][a-z'-]*", text.lower().replace("_", " "))
+            if w not in GENERIC and len(w) > 1]  # fmt: skip
+
+
+@dataclass
+class Template:
+    """What an example teaches: the words before the value, and the kind of value."""
+
+    before: tuple[str, ...]
+    value: str
+
+
+@dataclass
+class Profile:
+    field: dict[str, Any]
+    key: str
+    type: str
+    words: dict[str, float]
+    key_words: set[str]
+    qualifiers: list[str]
+    qualifier_kind: str | None  # "name": people or pets; "word": a listed kind; "thing": named
+    templates: list[Template]
+    person_name: bool  # the user's own name
+    proper: bool  # values are proper nouns (cities, companies), not free text
+    vector: np.ndarray = attribute(repr=False)
+    example_vectors: np.ndarray = attribute(repr=False)
+
+    @property
+    def qualified(self) -> bool:
+        return self.qualifier_kind is not None
+
+
+def _field_text(f: dict[str, Any]) -> str:
+    return f"{f['key'].replace('_', ' ')}: {f.get('description', '')}"
+
+
+VALUE_WORD = "="  # prefix marking, in a field's words, those that come from example values
+_DETERMINERS = {
+    "a",
+    "an",
+    "the",
+    "my",
+    "our",
+    "your",
+    "his",
+    "her",
+    "their",
+    "mostly",
+    "mainly",
+    "somewhere",
+    "around",
+    "about",
+    "roughly",
+    "maybe",
+    "probably",
+    "just",
+}
+
+
+def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
+    out = []
+    for example in examples:
+        words = re.findall(r"[\w'.₹$€£%-]+", example)
+        if not words:
+            continue
+        lowered = [w.lower() for w in words]
+        cut = next((i for i, w in enumerate(words) if i and (w[:1].isupper() or w[:1].isdigit()
+                    or w[:1] in "₹$€£")), None)  # fmt: skip
+        if cut is None:
+            preps = [
+                i
+                for i, w in enumerate(lowered)
+                if w in ("to", "in", "at", "of", "from", "near", "with", "is", "as")
+            ]
+            cut = preps[-1] + 1 if preps and preps[-1] + 1 < len(words) else 0
+        before = tuple(w for w in lowered[:cut] if w not in qualifiers and w not in _DETERMINERS)
+        out.append(Template(before[-2:], " ".join(words[cut:])))
+    return out
+
+
+def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
+    description = f.get("description", "")
+    qualifiers = [m.group("q").strip() for m in _QUALIFIERS.finditer(description)
+                  if m.group("key") == f["key"]]  # fmt: skip
+    per = _PER.search(description.lower())
+    if not (per or qualifiers):
+        return [], None
+    what = (per.group("what") if per else "") + " " + " ".join(qualifiers)
+    if NAME_WORDS.search(what.lower()) or any(q[:1].isupper() for q in qualifiers):
+        kind = "name"
+    elif re.search(r"\b(medicine|drug|item|product|thing)\b", what):
+        kind = "thing"
+    else:
+        kind = "word"
+    named = [q for q in qualifiers if q.lower() not in ("name", "<name>")]
+    return [q if kind == "name" else q.lower() for q in named], kind
+
+
+def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]:
+    """The words that name a field: its key's (2), its description's (1), its examples' lead-in
+    words, its enum choices' and qualifiers' (1), everyday synonyms (0.7)."""
+    key_words = {stem(w) for w in f["key"].split("_") if w not in GENERIC and len(w) > 1}
+    words: dict[str, float] = dict.fromkeys(key_words, 2.0)
+    text = f.get("description", "")
+    if description:
+        for w in content_words(text):
+            words.setdefault(w, 1.0)
+    qualifiers, _ = _qualifier_kind(f)
+    for template in _templates([str(e) for e in f.get("examples") or []], qualifiers):
+        for w in template.before:
+            if w not in GENERIC and len(w) > 2:
+                words.setdefault(stem(w), 1.0)
+        if not template.before and template.value[:1].isupper():
+            for w in content_words(template.value):  # an example value ("Prestige") names it
+                words[w] = 2.0
+                words[VALUE_WORD + w] = 0.0  # marked: a word of a value, never a lead-in
+    for choice in f.get("choices") or []:
+        for w in content_words(str(choice)):
+            words[w] = 2.0  # a choice's own word says which field more surely than any
+    if _qualifier_kind(f)[1] == "word":  # "savings", "debit": words of the field; names are not
+        for q in qualifiers:
+            words.setdefault(stem(q), 0.8)
+    haystack = f["key"].replace("_", " ") + " " + text.lower()
+    for concept, synonyms in THESAURUS.items():
+        if re.search(rf"\b{concept}", haystack):
+            for w in synonyms.split():
+                words.setdefault(stem(w), 0.7)
+    return words
+
+
+def names_field(f: dict[str, Any], text: str) -> bool:
+    """Whether ``text`` uses a word of the field (not counting its description's)."""
+    words = field_words(f, description=False)
+    return any(w in words for w in content_words(text))
+
+
+def _profile(f: dict[str, Any], vector: np.ndarray, example_vectors: np.ndarray) -> Profile:
+    qualifiers, kind = _qualifier_kind(f)
+    templates = _templates([str(e) for e in f.get("examples") or []], qualifiers)
+    key_words = {stem(w) for w in f["key"].split("_") if w not in GENERIC and len(w) > 1}
+    # What the field is, without its examples of qualifiers ("(child_allergy:Name)").
+    haystack = (
+        f["key"].replace("_", " ")
+        + " "
+        + re.sub(r"\([^)]*\)", "", f.get("description", "")).lower()
+    )
+    person_name = f["type"] == "string" and bool(
+        re.fullmatch(r"(?:[a-z]+_)?name", f["key"])
+        and not re.search(r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|"
+                          r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|"
+                          r"contact|nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
+    )  # fmt: skip
+    proper = f["type"] == "string" and (
+        person_name or bool(_PROPER_HINT.search(haystack))
+        or any(t.value[:1].isupper() for t in templates)
+    )  # fmt: skip
+    return Profile(f, f["key"], f["type"], field_words(f), key_words, qualifiers, kind, templates,
+                   person_name, proper, vector, example_vectors)  # fmt: skip
+
+
+_cache: dict[str, list[Profile]] = {}
+
+
+def profiles(fields: list[dict[str, Any]]) -> list[Profile]:
+    """The fields' profiles, with rarer words weighing more (a word shared by every field tells
+    nothing about which one a sentence speaks of)."""
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+    if digest in _cache:
+        return _cache[digest]
+    examples = [[str(e) for e in f.get("examples") or []] for f in fields]
+    flat = [e for group in examples for e in group]
+    vectors = embed([_field_text(f) for f in fields] + flat)
+    out, at = [], len(fields)
+    for i, f in enumerate(fields):
+        ex = vectors[at : at + len(examples[i])]
+        at += len(examples[i])
+        out.append(_profile(f, vectors[i], ex))
+    spread: dict[str, int] = {}
+    for p in out:
+        for w in p.words:
+            spread[w] = spread.get(w, 0) + 1
+    for p in out:
+        p.words = {w: weight / spread[w] for w, weight in p.words.items()}
+    if len(_cache) > 256:
+        _cache.clear()
+    _cache[digest] = out
+    return out
+
+
+def is_value_word(profile: Profile, word: str) -> bool:
+    return VALUE_WORD + word in profile.words
+
+
+def cue_score(profile: Profile, text: str) -> tuple[float, str | None]:
+    """How strongly ``text`` names the field by its words: (score, the best word)."""
+    best, best_word, total = 0.0, None, 0.0
+    for w in set(content_words(text)):
+        weight = profile.words.get(w, 0.0)
+        total += weight
+        if weight > best:
+            best, best_word = weight, w
+    for template in profile.templates:
+        phrase = " ".join(template.before)
+        if len(template.before) >= 2 and phrase in text.lower():
+            total += 1.0
+            best_word = best_word or phrase
+    return total, best_word
+
+
+def similarity(profile: Profile, vector: np.ndarray) -> float:
+    """Cosine of a sentence to the field's description or its closest example."""
+    best = float(vector @ profile.vector)
+    if len(profile.example_vectors):
+        best = max(best, float((profile.example_vectors @ vector).max()))
+    return best

@@ -1,0 +1,119 @@
+"""Typed values in a sentence, each with its span: money, numbers, dates and enum choices. A
+span holds one value: a date's day or a money amount is not also a number."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from extraction.extractors.rules.amounts import Amount, money_in, numbers_in
+from extraction.extractors.rules.dates import dates_in
+from extraction.extractors.rules.fields import Profile, stem
+
+BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Mention:
+    type: str
+    value: Any
+    start: int
+    end: int
+    how: str
+    after: str = ""  # the words right after a number ("days", "of us")
+
+
+def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    return any(start < b and a < end for a, b in taken)
+
+
+def choice_words(choice: str) -> list[str]:
+    return [stem(w) for w in re.findall(r"[a-z0-9]+", choice.lower())]
+
+
+def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
+    """Choices of an enum field named in the sentence: the whole choice ("ready to move"), or a
+    word only that choice has ("the 599 plan", "unlimited")."""
+    lowered = sentence.lower().replace("-", " ")
+    choices = [str(c) for c in profile.field.get("choices") or []]
+    words = {c: choice_words(c) for c in choices}
+    out: list[Mention] = []
+    for choice in choices:
+        pattern = (
+            r"\b"
+            + r"\W+".join(re.escape(w) for w in re.findall(r"[a-z0-9]+", choice.lower()))
+            + r"(?:s|es)?\b"
+        )
+        match = re.search(pattern, lowered)
+        if match:
+            out.append(Mention("enum", choice, match.start(), match.end(), f"choice '{choice}'"))
+    if out:
+        return out
+    sentence_words = [stem(w) for w in re.findall(r"[a-z0-9]+", lowered)]
+    for choice in choices:
+        own = [w for w in words[choice] if sum(w in v for v in words.values()) == 1 and len(w) > 2]
+        hit = next((w for w in own if w in sentence_words), None)
+        if hit:
+            at = lowered.find(hit[:4])
+            out.append(
+                Mention(
+                    "enum", choice, max(at, 0), max(at, 0) + len(hit), f"word '{hit}' of '{choice}'"
+                )
+            )
+    return out if len(out) == 1 else []
+
+
+def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
+                   currency: str | None, bare_money: bool = False,
+                   context: Amount | None = None) -> list[Mention]:  # fmt: skip
+    """Dates first, then money, then numbers, then enum choices; later kinds skip spans taken."""
+    types = {p.type for p in fields}
+    out: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+    if "date" in types:
+        for d in dates_in(sentence, today):
+            out.append(Mention("date", d.day.isoformat(), d.start, d.end, f"date '{d.phrase}'"))
+            taken.append((d.start, d.end))
+    else:
+        taken += [(d.start, d.end) for d in dates_in(sentence, today)]
+    if "money" in types:
+        for amount in money_in(sentence, currency, bare=bare_money, context=context):
+            if not _overlaps(amount.start, amount.end, taken):
+                how = "money" if amount.explicit else "a bare amount where money was asked"
+                out.append(Mention("money", amount.value(), amount.start, amount.end, how))
+                taken.append((amount.start, amount.end))
+    else:
+        taken += [(a.start, a.end) for a in money_in(sentence, currency) if a.explicit]
+    if "number" in types:
+        for match in BHK.finditer(sentence):
+            if not _overlaps(match.start(), match.end(), taken):
+                out.append(Mention("number", int(match.group(1)), match.start(), match.end(),
+                                   "number", match.group(2).lower()))  # fmt: skip
+                taken.append((match.start(), match.end()))
+        for number in numbers_in(sentence):
+            if _overlaps(number.start, number.end, taken) or _clock(
+                sentence, number.start, number.end
+            ):
+                continue
+            value: float | int = (
+                int(number.value) if float(number.value).is_integer() else number.value
+            )
+            out.append(Mention("number", value, number.start, number.end, "number", number.after))
+    for profile in fields:
+        if profile.type == "enum":
+            for mention in enum_mentions(sentence, profile):
+                if not any(m.type == "enum" and m.value == mention.value for m in out):
+                    out.append(mention)
+    return sorted(out, key=lambda m: m.start)
+
+
+def _clock(text: str, start: int, end: int) -> bool:
+    after = text[end : end + 6].lower()
+    before = text[max(0, start - 7) : start].lower()
+    return bool(
+        re.match(r"\s*(am|pm|a\.m|p\.m|o'clock|:\d)", after)
+        or re.search(r"(after|before|at|till|until|by|from)\s$", before)
+        or re.search(r"[#-]$", before)
+    )

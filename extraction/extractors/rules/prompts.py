@@ -1,0 +1,240 @@
+"""The agent's side of the dialogue: what its turn asks about and what it proposes.
+
+A question picks the fields it asks about by their words and by meaning (the bundled
+embedder); a yes/no question or an offer that carries a value ("Shall I book your follow-up for
+the 3rd of March?", "Would 30 work?", "Shall I note your home loan as pre-approved?") is a
+proposal: the user's acceptance confirms it, a refusal or silence writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.text import sentences
+from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.acts import question_kind, third_party
+from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
+from extraction.extractors.rules.fields import Profile, cue_score, similarity
+from extraction.extractors.rules.mentions import Mention, typed_mentions
+from extraction.extractors.rules.strings import after_cue, proper_nouns
+
+OFFER = re.compile(
+    r"\b(shall i|should i|can i|may i|i'll|i will|i can|we'll|we will|we can|let's|let me|"
+    r"how about|what about|would you like|do you want|would .{0,40}\bwork|does .{0,40}\bwork|"
+    r"is that (okay|ok|fine|alright|right|correct)|sound good|suit you|works for you|"
+    r"^\W*so,? (?:that's|you're|your|it's)|just to confirm|to confirm|i have you (?:down )?(?:as|for)|"
+    r"put you down|proposes?|suggest|recommend|pencil)\b",
+    re.I,
+)
+ASKED_MIN_WORDS = 0.5  # weighted word overlap that alone names the field
+ASKED_MIN_SIMILARITY = 0.42  # embedder cosine that alone names the field
+
+
+@dataclass
+class Prompt:
+    """An agent turn as the user's next turn reads it."""
+
+    turn: WindowTurn
+    kind: str  # "wh", "yn", "alt", or "" (no question)
+    asked: list[tuple[Profile, float, str]]  # fields asked about, best first: (field, score, cue)
+    proposals: list[tuple[Profile, Mention, str]] = field(default_factory=list)
+    stated: list[tuple[Profile, Mention, str]] = field(default_factory=list)  # "your plan is …"
+    offers: bool = False  # the turn proposes (yes/no question, offer, confirmation request)
+
+    def best(self, type_: str | None = None) -> Profile | None:
+        for profile, _, _ in self.asked:
+            if type_ is None or profile.type == type_:
+                return profile
+        return None
+
+
+CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
+_WH_TYPES = [
+    (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
+    (re.compile(r"\bhow (many|old|long|often)\b", re.I), {"number"}),
+    (re.compile(r"\bhow much\b", re.I), {"money", "number"}),
+    (re.compile(r"\bwhere\b", re.I), {"place"}),
+    (re.compile(r"\bwho\b", re.I), {"person"}),
+]
+WH_PRIOR = 0.8  # "when" asks for a date, "how many" for a number, "where" for a place
+
+
+def _prior(question: str, profile: Profile) -> float:
+    for pattern, types in _WH_TYPES:
+        if pattern.search(question):
+            if (
+                profile.type in types
+                or ("place" in types and profile.proper and not profile.person_name)
+                or ("person" in types and profile.person_name)
+            ):
+                return WH_PRIOR
+            return -WH_PRIOR / 2
+    return 0.0
+
+
+def _rank(
+    question: str, vector: np.ndarray, fields: list[Profile]
+) -> list[tuple[Profile, float, str]]:
+    ranked = []
+    for profile in fields:
+        words, word = cue_score(profile, question)
+        words += _prior(question, profile)
+        sim = similarity(profile, vector)
+        if words >= ASKED_MIN_WORDS or sim >= ASKED_MIN_SIMILARITY:
+            cue = (
+                f"question names '{word}'"
+                if words >= ASKED_MIN_WORDS
+                else f"question similarity {sim:.2f}"
+            )
+            ranked.append((profile, words + 1.5 * sim, cue))
+    return sorted(ranked, key=lambda r: -r[1])
+
+
+# The agent telling the user about themselves: "Your new card is active", "You applied for the
+# product designer role" (the user as subject, not "Dr Rao will see you").
+ABOUT_YOU = re.compile(
+    r"^\W*(?:\w+[,.!]\s+)?(?:you|your)\b|\byour\s+(?:[\w-]+\s+){0,3}(?:is|are|was|has|have)\b", re.I
+)
+# The agent reporting what it did or what now holds: "I've blocked the debit card", "Standing
+# instruction on savings reduced to 15,000", "the claim is paid".
+REPORT = re.compile(
+    r"\b(i've|i have|we've|we have|i just|has been|have been|is now|are now|now on|is on|is off|"
+    r"updated|moved|changed|switched|set up|booked|scheduled|rescheduled|reduced|increased|raised|"
+    r"lowered|blocked|unblocked|activated|deactivated|cancelled|canceled|approved|rejected|"
+    r"confirmed|registered|added|removed|renewed|issued|paid|refunded|reported|upgraded|downgraded)\b",
+    re.I,
+)
+NAME_CHECK = re.compile(
+    r"(?i:\b(?:speaking (?:with|to)|talking (?:with|to)|is this|is that|are you|am i with)\s+"
+    r"(?:(?:mr|ms|mrs|miss|dr)\.?\s+)?)(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
+)
+
+
+def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.ndarray],
+                currency: str | None) -> Prompt:  # fmt: skip
+    """What the agent's turn asks, proposes (questions and offers that carry a value) and
+    states about the user ("You applied for the product designer role")."""
+    said = sentences(turn.text)
+    questions = [s for s in said if question_kind(s)]
+    question = questions[-1] if questions else (said[-1] if said else "")
+    kind = question_kind(question) if questions else ""
+    asked = (
+        _rank(question, vectors[question], fields)
+        if question in vectors and not CLOSER.match(question)
+        else []
+    )
+    if not questions:
+        asked = [a for a in asked if a[1] >= 1.2]  # a statement names a field less surely
+    prompt = Prompt(turn, kind, asked)
+    prompt.offers = kind in ("yn", "alt") or bool(OFFER.search(question))
+    money = [a for a in money_in(turn.text, currency) if a.explicit]
+    bare = bool(money) or any(p.type == "money" for p, _, _ in asked[:1])
+    seen: set[tuple[str, str]] = set()
+    for sentence in said:
+        offer = bool(question_kind(sentence) or OFFER.search(sentence))
+        stated = bool(ABOUT_YOU.search(sentence) or REPORT.search(sentence)) and not third_party(
+            sentence
+        )
+        if not (prompt.offers or stated):
+            continue
+        mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
+                                  bare_money=bare or bool(MONEY_WORDS.search(sentence)),
+                                  context=money[-1] if money else None)  # fmt: skip
+        owners = [(o, m) for m in mentions if (o := _owner(m, sentence, turn.text, fields, prompt))]
+        owners += _string_offers(sentence, fields, prompt)
+        if not owners:
+            continue
+        top = max(o[0] for o, _ in owners)  # a sentence proposes one thing: its best-named value
+        for (points, profile, cue), mention in owners:
+            if points == top and (profile.key, str(mention.value)) not in seen:
+                seen.add((profile.key, str(mention.value)))
+                into = prompt.proposals if offer or prompt.offers else prompt.stated
+                into.append((profile, mention, cue))
+    _name_check(prompt, question, fields)
+    best = prompt.best()
+    if best is not None and best.type == "boolean" and kind == "yn" and OFFER.search(question):
+        prompt.proposals.append((best, Mention("boolean", True, 0, 0, "yes/no question"), "asked"))
+    return prompt
+
+
+def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
+    """ "Am I speaking with Ms Aisha Khan?": the user's name, proposed."""
+    match = NAME_CHECK.search(question) if question_kind(question) == "yn" else None
+    profile = next((p for p in fields if p.person_name), None)
+    if match and profile is not None:
+        name = match.group("v")
+        prompt.proposals.append(
+            (
+                profile,
+                Mention("string", name, match.start("v"), match.end("v"), "name asked"),
+                "name check",
+            )
+        )
+
+
+def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile],
+           prompt: Prompt) -> tuple[float, Profile, str] | None:  # fmt: skip
+    """The field a value the agent proposes belongs to: the one of its type its sentence (or
+    turn) names best, or the one the turn asks about."""
+    best: tuple[float, Profile, str] | None = None
+    asked = prompt.best(mention.type)
+    for profile in fields:
+        if profile.type != mention.type or (
+            mention.type == "enum" and mention.value not in (profile.field.get("choices") or [])
+        ):
+            continue
+        near, word = cue_score(profile, sentence)
+        wide, wide_word = cue_score(profile, turn)
+        points = near + 0.8 * wide + (1.5 if profile is asked else 0.0)
+        if mention.type == "enum":
+            points += 1.0
+        if points >= 1.0 and (best is None or points > best[0]):
+            cue = (
+                f"proposal names '{word or wide_word}'"
+                if (word or wide_word)
+                else "the field asked about"
+            )
+            best = (points, profile, cue)
+    return best
+
+
+def _string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip
+    """Text values the agent proposes ("Shall we look at Brigade projects?")."""
+    out = []
+    asked = prompt.best("string")
+    for profile in fields:
+        if profile.type != "string" or profile.person_name or profile.qualifier_kind == "thing":
+            continue
+        found = after_cue(profile, sentence)
+        if found is None and profile is asked and profile.proper and question_kind(sentence):
+            nouns = proper_nouns(sentence)
+            found = (nouns[0][0], "named in the question") if nouns else None
+        if found is None:
+            continue
+        near, word = cue_score(profile, sentence)
+        points = near + (1.5 if profile is asked else 0.0)
+        if points >= 1.0:
+            at = max(sentence.find(found[0]), 0)
+            mention = Mention("string", found[0], at, at + len(found[0]), found[1])
+            out.append(
+                (
+                    (
+                        points,
+                        profile,
+                        f"proposal names '{word}'" if word else "the field asked about",
+                    ),
+                    mention,
+                )
+            )
+    return out
+
+
+def proposal_values(prompt: Prompt | None) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for profile, mention, _ in prompt.proposals if prompt else []:
+        out.setdefault(profile.key, []).append(mention.value)
+    return out

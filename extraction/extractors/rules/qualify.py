@@ -1,0 +1,252 @@
+"""Fields with one fact per named thing (``account:savings``, ``child_age:Aditi``): which one
+a value is about, and references to one said before.
+
+A value's qualifier is the nearest one said with it: before it in its stretch of the turn
+("Aarav goes into grade 3 and Myra into grade 1"), else after it ("25,000 a month from the
+savings account"), else the one the agent's question named ("Will Aarav need the bus?"), else
+"the other" of two, else the one a pronoun or "that one" points back to. A field knows the
+qualifiers its description lists, those stored, the kinds said beside its noun ("a current
+account"), and, for people, the names said in the conversation. "The same for the other
+account" copies the field's last value to the qualifier it points at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.acts import RELATIONS
+from extraction.extractors.rules.fields import _PER, Profile
+from extraction.extractors.rules.reader import Claim, Context, Dropped
+from extraction.extractors.rules.strings import is_ordinary, proper_nouns
+
+_PRONOUN = re.compile(
+    r"\b(he|she|him|her|his|hers|it|its|that one|this one|the same one|they|them)\b", re.I
+)
+_OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
+_SAME = re.compile(
+    r"\b(?:do |does |the )?same(?: \w+)?(?: for| with| on| goes for| applies to)\b|\b(?:too|as well)\b",
+    re.I,
+)
+_AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
+_RELATION_WORDS = sorted(set(RELATIONS.split("|")))
+_NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
+_KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
+
+
+def _person_like(word: str) -> bool:
+    return (
+        word[:1].isupper()
+        and not word.isupper()
+        and word.lower() not in _NOT_PEOPLE
+        and not is_ordinary(word)
+    )
+
+
+def _names(turns: list[WindowTurn]) -> set[str]:
+    """Words written capitalised mid-sentence somewhere in the window: names, not sentence
+    starts ("Same day for her", "Turns out he is …")."""
+    out: set[str] = set()
+    skip = {w.lower() for t in turns for w in (t.speaker + " " + t.listener).split()}
+    for turn in turns:
+        for match in re.finditer(r"(?<=[\w,;:] )([A-Z][a-z][\w'-]*)", turn.text):
+            word = match.group(1).removesuffix("'s")
+            if _person_like(word) and word.lower() not in skip:
+                out.add(word)
+    return out
+
+
+class Qualifiers:
+    def __init__(
+        self, fields: list[Profile], current: Mapping[str, str], turns: list[WindowTurn]
+    ) -> None:
+        self.fields = {p.key: p for p in fields if p.qualified}
+        self.names = _names(turns)
+        nouns: dict[str, str] = {}
+        for key, profile in self.fields.items():
+            per = _PER.search(profile.field.get("description", "").lower())
+            nouns[key] = (per.group("what").split() or [""])[0] if per else ""
+        self.nouns = nouns
+        self.vocab: dict[str, list[str]] = {k: list(p.qualifiers) for k, p in self.fields.items()}
+        for key, profile in self.fields.items():  # fields of one noun share their kinds
+            for other, noun in nouns.items():
+                if noun and noun == nouns[key] and profile.qualifier_kind == "word":
+                    self._add(key, *self.vocab[other])
+        for key in current:
+            name, _, qualifier = key.partition(":")
+            if qualifier and name in self.vocab:
+                self._add(
+                    name,
+                    qualifier.lower() if self.fields[name].qualifier_kind == "word" else qualifier,
+                )
+        for turn in turns:
+            self._kinds(turn.text)
+        self.heard: list[str] = []  # qualifiers and names said, most recent last
+        self.last: dict[str, Claim] = {}  # field → its last qualified claim
+
+    def _add(self, key: str, *words: str) -> None:
+        for word in words:
+            if word and word not in self.vocab[key]:
+                self.vocab[key].append(word)
+
+    def _kinds(self, text: str) -> None:
+        """ "a savings account and a current account": savings and current are accounts."""
+        lowered = text.lower()
+        for key, noun in self.nouns.items():
+            if not noun or self.fields[key].qualifier_kind != "word":
+                continue
+            for match in re.finditer(rf"\b([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):
+                if match.group(1) not in _KIND_WORDS:
+                    self._add(key, match.group(1))
+
+    def hear(self, text: str) -> None:
+        lowered = text.lower()
+        found: list[tuple[int, str]] = []
+        for words in self.vocab.values():
+            for word in words:
+                found += [
+                    (m.start(), word)
+                    for m in re.finditer(rf"\b{re.escape(word.lower())}\b", lowered)
+                ]
+        for name, at in proper_nouns(text):
+            first = name.split()[0].strip(".,!?")
+            if first in self.names:
+                found.append((at, first))
+        for _, word in sorted(found):
+            self._note(word)
+
+    def _note(self, word: str) -> None:
+        if word in self.heard:
+            self.heard.remove(word)
+        self.heard.append(word)
+
+    def settle(self, claims: list[Claim], ctx: Context) -> list[Claim]:
+        text = ctx.turn.text
+        out: list[Claim] = []
+        spans = sorted(c.span for c in claims)
+        for claim in claims:
+            if not claim.profile.qualified:
+                out.append(claim)
+                continue
+            qualifier, how = self.find(claim, text, spans, ctx)
+            if qualifier is None:
+                ctx.dropped.append(
+                    Dropped(claim.value, f"{claim.profile.key}: which one is not said", ctx.turn)
+                )
+                continue
+            claim.qualifier = qualifier
+            claim.why["qualifier"] = how
+            out.append(claim)
+        out += self._references(ctx, out)
+        self.hear(text)
+        for claim in out:
+            if claim.qualifier:
+                self.last[claim.profile.key] = claim
+                self._note(claim.qualifier)
+        return out
+
+    def find(
+        self, claim: Claim, text: str, spans: list[tuple[int, int]], ctx: Context
+    ) -> tuple[str | None, str]:
+        start, end = claim.span
+        before = max([b for a, b in spans if b <= start] + [0])
+        after = min([a for a, b in spans if a >= end and (a, b) != claim.span] + [len(text)])
+        for stretch, label, last in ((text[before:end], "said before it", True),
+                                     (text[end:after], "said after it", False)):  # fmt: skip
+            found = self._named(claim.profile, stretch, last)
+            if found:
+                return found, label
+        prompt = ctx.prompt
+        if prompt is not None and not claim.why.get("reference"):
+            found = self._named(claim.profile, prompt.turn.text, True)
+            if found:
+                return found, "named in the agent's turn"
+        clause = claim.clause or text
+        if _OTHER.search(clause):
+            other = self._other(claim.profile)
+            if other:
+                return other, "'the other'"
+        if _PRONOUN.search(clause) or len(self.vocab[claim.profile.key]) == 1:
+            recent = self._recent(claim.profile)
+            if recent:
+                return recent, "the one said last"
+        return None, ""
+
+    def _named(self, profile: Profile, stretch: str, last: bool) -> str | None:
+        found: list[tuple[int, str]] = []
+        lowered = stretch.lower()
+        for word in self.vocab[profile.key]:
+            for match in re.finditer(rf"\b{re.escape(word.lower())}(?:s|es)?\b", lowered):
+                if not _AFTER_REFERENCE.search(lowered[: match.start()]):
+                    found.append((match.start(), word))
+        if profile.qualifier_kind == "name":
+            for match in re.finditer(r"\b[A-Z][a-z][\w'-]*", stretch):
+                word = match.group(0).removesuffix("'s")
+                if word in self.names and not _AFTER_REFERENCE.search(lowered[: match.start()]):
+                    found.append((match.start(), word))
+            if any(
+                w.lower() in _RELATION_WORDS for w in self.vocab[profile.key]
+            ):  # member_age:mother
+                pattern = rf"\b(?:my|our|his|her)\s+({'|'.join(_RELATION_WORDS)})\b"
+                found += [(m.start(1), m.group(1)) for m in re.finditer(pattern, lowered)]
+        if not found:
+            return None
+        found.sort()
+        return found[-1][1] if last else found[0][1]
+
+    def _recent(self, profile: Profile) -> str | None:
+        vocab = {w.lower() for w in self.vocab[profile.key]}
+        for word in reversed(self.heard):
+            if word.lower() in vocab or (profile.qualifier_kind == "name" and word in self.names):
+                return word
+        return None
+
+    def _other(self, profile: Profile) -> str | None:
+        recent = (self._recent(profile) or "").lower()
+        options = [w for w in self.vocab[profile.key] if w.lower() != recent]
+        if profile.qualifier_kind == "name" and len(options) != 1:
+            options = [w for w in self.heard if w in self.names and w.lower() != recent][-1:]
+        return options[0] if len(options) == 1 else None
+
+    def _references(self, ctx: Context, claims: list[Claim]) -> list[Claim]:
+        """ "Do the same for the other account" / "the same for Myra": the field's last value, for
+        the qualifier pointed at."""
+        text = ctx.turn.text
+        if not _SAME.search(text) or ctx.turn.role != "user":
+            return []
+        out = []
+        latest = {c.profile.key: c for c in claims if c.qualifier}
+        recent = max(self.last.values(), key=lambda c: c.order, default=None)
+        pool = latest or (
+            {recent.profile.key: recent} if recent else {}
+        )  # the field just spoken of
+        for key, last in pool.items():
+            target = self._other(last.profile) if _OTHER.search(text) else None
+            named = self._named(
+                last.profile, text[last.span[1] :] if key in latest else text, False
+            )
+            if named and named != last.qualifier:
+                target = named
+            elif _PRONOUN.search(text) and not target:
+                target = next((w for w in reversed(self.heard) if w != last.qualifier and
+                               (w in self.names or w in self.vocab[key])), None)  # fmt: skip
+            if (
+                not target
+                or target == last.qualifier
+                or any(c.key == f"{key}:{target}" for c in claims)
+            ):
+                continue
+            why = {"cue": "the same as " + last.key, "reference": True}
+            out.append(
+                Claim(
+                    last.profile,
+                    last.value,
+                    "explicit",
+                    [ctx.turn],
+                    (ctx.index, len(text)),
+                    why,
+                    qualifier=target,
+                )
+            )
+        return out

@@ -1,0 +1,268 @@
+"""Reading a user turn in its dialogue: which values it states, for which fields, how surely.
+
+Every typed value in the turn is a candidate for the fields of its type. A field earns points
+when the sentence names it (its words, rarer ones weigh more), when the value's own unit names
+it ("60 days", "three of us"), when the sentence means it (the embedder), when the agent just
+asked about it, and when it is the only field of that type. The best field takes the value if
+its points pass a bar. A value someone else owns ("my cousin paid 1.1 crore"), a value negated
+in place ("90 days, not 60") or one asked about ("is it under 40 lakh?") takes none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.acts import (
+    CORRECTION,
+    accepts,
+    clauses,
+    denies,
+    hedged,
+    is_question,
+    third_party,
+)
+from extraction.extractors.rules.fields import Profile, cue_score, similarity, stem
+from extraction.extractors.rules.mentions import Mention
+from extraction.extractors.rules.prompts import Prompt
+
+ACCEPT = 1.0  # points a field needs to take a value
+ANSWER_BONUS = 1.6  # the agent just asked about this field (first sentence of the reply)
+LATE_ANSWER_BONUS = 0.6  # … in a later sentence of the reply
+ONLY_FIELD_BONUS = 0.6  # the schema's only field of this type
+UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
+SIMILARITY_WEIGHT = 1.2
+PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
+
+
+@dataclass
+class Claim:
+    profile: Profile
+    value: Any
+    source: str
+    turns: list[WindowTurn]
+    order: tuple[int, int]
+    why: dict[str, Any]
+    qualifier: str | None = None
+    clause: str = ""
+    span: tuple[int, int] = (0, 0)
+
+    @property
+    def key(self) -> str:
+        return f"{self.profile.key}:{self.qualifier}" if self.qualifier else self.profile.key
+
+
+@dataclass
+class Dropped:
+    value: Any
+    reason: str
+    turn: WindowTurn
+
+
+@dataclass
+class Context:
+    """What one user turn is read with."""
+
+    index: int
+    turn: WindowTurn
+    prompt: Prompt | None
+    fields: list[Profile]
+    vectors: dict[str, np.ndarray]
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+def negated(clause: str, start: int) -> bool:
+    before = clause[:start].lower()
+    return bool(
+        re.search(
+            r"\b(not|never|isn't|wasn't|no longer|instead of|rather than|except|no need for|no)\s+(?:\w+\s+){0,2}$",
+            before,
+        )
+    )
+
+
+def _unit_points(profile: Profile, mention: Mention) -> float:
+    after = [stem(w) for w in re.findall(r"[a-z%]+", mention.after)]
+    if not after:
+        return 0.0
+    if after[0] in ("percent", "%"):
+        return (
+            UNIT_BONUS
+            if {"percent", "yield", "rate", "%"} & set(profile.words)
+            or "percent" in profile.field.get("description", "")
+            else -1.0
+        )
+    if after[0] in profile.words or (len(after) > 1 and " ".join(after) in ("of u", "of them")
+                                     and {"people", "person", "adult", "traveller", "occupant"} & set(profile.words)):  # fmt: skip
+        return UNIT_BONUS
+    if after[0] in ("of", "people", "person", "adult", "pax", "guest") and {
+        "people",
+        "person",
+        "adult",
+        "pax",
+        "traveller",
+        "occupant",
+        "living",
+    } & set(profile.words):
+        return UNIT_BONUS
+    return -0.6 if after[0] in _UNIT_WORDS else 0.0
+
+
+_UNIT_WORDS = {"day", "week", "month", "year", "hour", "minute", "gb", "mb", "mg", "kg", "km",
+               "percent", "%", "unit", "flat", "bhk", "bed", "bedroom", "people", "person",
+               "time", "lakh", "crore", "k", "grade", "line", "kid", "child", "room"}  # fmt: skip
+
+
+def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentence: str,
+          first_sentence: bool) -> tuple[float, dict[str, Any]]:  # fmt: skip
+    """Points for ``profile`` taking ``mention``, with the reasons."""
+    words, word = cue_score(profile, clause)
+    if words < 0.3:
+        wider, wider_word = cue_score(profile, sentence)
+        if wider * 0.6 > words:
+            words, word = wider * 0.6, wider_word
+    why: dict[str, Any] = {}
+    points = words
+    if word:
+        why["word"] = word
+    vector = ctx.vectors.get(sentence)
+    if vector is not None:
+        sim = similarity(profile, vector)
+        points += SIMILARITY_WEIGHT * sim
+        why["similarity"] = round(sim, 2)
+    if mention.type in ("number", "money"):
+        unit = _unit_points(profile, mention)
+        if unit:
+            why["unit"] = mention.after
+        points += unit
+    prompt = ctx.prompt
+    if prompt is not None and prompt.asked:
+        best = prompt.best(mention.type)
+        if best is profile:
+            bonus = ANSWER_BONUS if first_sentence else LATE_ANSWER_BONUS
+            points += bonus
+            why["answers"] = prompt.asked[0][2] if prompt.asked[0][0] is profile else "question"
+    if sum(p.type == profile.type for p in ctx.fields) == 1:
+        points += ONLY_FIELD_BONUS
+    if prompt is not None:
+        for owner, proposed, _ in prompt.proposals:
+            if owner is profile and same_value(proposed.value, mention.value):
+                points += PROPOSAL_BONUS
+                why["repeats proposal"] = True
+    return points, why
+
+
+def same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip().lower() == b.strip().lower()
+    return bool(a == b)
+
+
+def source_of(ctx: Context, profile: Profile, value: Any, clause: str) -> str:
+    """confirmed: the user accepts the value the agent proposed; inferred: hedged."""
+    prompt = ctx.prompt
+    agreed = prompt is not None and accepts(ctx.turn.text) and not denies(ctx.turn.text)
+    if (
+        agreed
+        and prompt is not None
+        and any(o is profile and same_value(m.value, value) for o, m, _ in prompt.proposals)
+    ):
+        return "confirmed"
+    return "inferred" if hedged(clause) else "explicit"
+
+
+def typed_claims(
+    ctx: Context, sentence_mentions: list[tuple[str, int, list[Mention]]]
+) -> list[Claim]:
+    """The claims a user turn's typed values make (money, numbers, dates, enum choices)."""
+    out: list[Claim] = []
+    for s_index, (sentence, s_start, mentions) in enumerate(sentence_mentions):
+        if is_question(sentence) and not _rhetorical(sentence):
+            for m in mentions:
+                ctx.dropped.append(Dropped(m.value, "said in a question", ctx.turn))
+            continue
+        spans = clauses(sentence)
+        for mention in mentions:
+            a, b = next(((a, b) for a, b in spans if a <= mention.start < b), (0, len(sentence)))
+            clause = sentence[a:b]
+            if negated(sentence, mention.start):
+                ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
+                continue
+            candidates = [p for p in ctx.fields if p.type == mention.type and (
+                mention.type != "enum" or mention.value in (p.field.get("choices") or []))]  # fmt: skip
+            if not candidates:
+                continue
+            scored = sorted(((*score(ctx, p, mention, clause, sentence, s_index == 0), p) for p in candidates),
+                            key=lambda r: -r[0])  # fmt: skip
+            points, why, best = scored[0]
+            if points < ACCEPT:
+                ctx.dropped.append(
+                    Dropped(mention.value, f"no field: best {best.key} {points:.2f}", ctx.turn)
+                )
+                continue
+            owner = third_party(clause)
+            local = mention.start - a  # the value's place in its clause
+            if (
+                owner
+                and owner.start() < local
+                and not best.qualified
+                and "repeats proposal" not in why
+                and not _own_after(clause, owner.end())
+            ):
+                ctx.dropped.append(
+                    Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn)
+                )
+                continue
+            why.update({"cue": mention.how, "points": round(points, 2)})
+            turns = (
+                [ctx.prompt.turn, ctx.turn]
+                if ctx.prompt and ("answers" in why or "repeats proposal" in why)
+                else [ctx.turn]
+            )
+            out.append(Claim(best, mention.value, source_of(ctx, best, mention.value, clause),
+                             turns, (ctx.index, s_start + mention.start), why,
+                             clause=clause, span=(s_start + mention.start, s_start + mention.end)))  # fmt: skip
+    return out
+
+
+def _rhetorical(sentence: str) -> bool:
+    """A question that states ("It's 50 lakhs, right?") rather than asks."""
+    return bool(re.search(r"\b(right|correct|isn't it|no)\?\s*$", sentence, re.I))
+
+
+def _own_after(clause: str, end: int) -> bool:
+    """ "my cousin is buying too, so our budget …": the user's own words after the other's."""
+    return bool(re.search(r"\b(so|but|and)\s+(i|we|my|our)\b", clause[end:], re.I))
+
+
+def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
+    """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
+    the later one; a value that differs from what memory holds beats the one it holds (the old
+    value is said beside the new: "CBSE after all, IB fees are too much"); otherwise the
+    better-supported one, the later one on a near tie."""
+    by_key: dict[str, list[Claim]] = {}
+    for claim in claims:
+        by_key.setdefault(claim.key, []).append(claim)
+    out = []
+    for group in by_key.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        group.sort(key=lambda c: c.order)
+        between = text[group[0].span[1] : group[-1].span[0]]
+        held = current.get(group[0].key)
+        news = [c for c in group if held is None or not same_value(str(c.value), held)]
+        if CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I):
+            chosen = group[-1]
+            chosen.why["corrects"] = str(group[0].value)
+        elif held is not None and 0 < len(news) < len(group):
+            chosen = news[-1]
+        else:
+            top = max(c.why.get("points", 0) for c in group)
+            chosen = [c for c in group if c.why.get("points", 0) >= top - 0.5][-1]
+        out.append(chosen)
+    return sorted(out, key=lambda c: c.order)

@@ -1,0 +1,313 @@
+"""Text values: the phrase in a turn that is a string field's value.
+
+- a person's name after "this is", "I'm", "my name is", "call me", or as the whole answer to
+  "who am I speaking with?";
+- the answer to a question about the field: the reply's first phrase without its lead-in
+  ("Mostly Kothrud." → Kothrud, "At Zenlytics, for four years now." → Zenlytics);
+- after the words an example puts before its value ("allergic to penicillin" teaches
+  "allergic to …"), or after a word naming the field ("I work at Booking.com");
+- the new side of a change ("Porto instead of Lisbon").
+"""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
+
+_LEAD = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|mostly|mainly|mostly in|primarily|"
+    r"probably|maybe|perhaps|just|only|i think|i guess|i'd say|i would say|it's|it is|its|"
+    r"that's|that is|that would be|it'll be|it will be|somewhere around|somewhere in|around|"
+    r"about|roughly|preferably|ideally|currently|right now|now|still|at the moment|at|in|with|"
+    r"for|from|near|by|the|a|an|my|our|i'm at|i am at|i'm with|i work at|i work for|"
+    r"i'm in|we're in|we are in|we're|i'm|i am|we are|i have|we have|i've got|we've got|"
+    r"it was|that was|it's called|called|definitely|always|usually|please|ok|okay|sure|"
+    r"hi|hello|hey|right|correct|exactly)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+_TAIL = re.compile(
+    r"\s*(?:\b(?:works|work|is fine|is good|sounds good|would be great|is perfect|please)\b\W*$|,|;|\s-\s|—|\.\s|\bbecause\b|\bsince\b|\bas\b|\bbut\b|\bfor (?:about|around|over|"
+    r"\d|a |the |two|three|four|five|six)|\bwhich\b|\bwho\b|\bif\b|\bso\b|\bthough\b|\bnow\b"
+    r"|\bplease\b|\bthanks?\b|\bthank you\b|\bit started\b|\bhere\b(?!\s+\w))",
+    re.IGNORECASE,
+)
+NAME = r"[A-Z][\w'.-]*(?:\s+(?:[A-Z][\w'.-]*|de|da|van|von|der|bin|al|el)){0,3}"
+_NAME_CUES = [
+    rf"(?:^|[.!?,]\s*|\b(?i:and|so)\s+)(?i:my name is|my name's|call me|this is|it's|i'm|i am|myself)\s+(?P<v>{NAME})",
+    rf"^\W*(?i:hi|hello|hey)?[\w, ]{{0,20}}?,?\s*(?P<v>{NAME})\s+(?i:here|speaking|this side)\b",
+    rf"^\W*(?i:yes|yeah|yep|hi|hello)?[,.!\s]*(?P<v>{NAME})[.!]?$",
+]
+_NOT_NAMES = set(
+    [
+        "I",
+        "Hi",
+        "Hello",
+        "Hey",
+        "Yes",
+        "Yeah",
+        "No",
+        "Thanks",
+        "Thank",
+        "Sure",
+        "Okay",
+        "Ok",
+        "Good",
+        "Great",
+        "Fine",
+        "Well",
+        "Sorry",
+        "Please",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Madam",
+        "Sir",
+        "The",
+        "This",
+        "That",
+        "My",
+        "Our",
+        "We",
+        "It",
+        "Just",
+        "Only",
+        "Also",
+        "And",
+        "But",
+        "So",
+        "Oh",
+        "Ah",
+        "Actually",
+        "Maybe",
+        "Today",
+        "Tomorrow",
+        "Nice",
+        "Lovely",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "Im",
+        "Honestly",
+        "Wow",
+        "Cheers",
+        "Ha",
+        "Haha",
+        "Hmm",
+        "Um",
+        "Eh",
+        "Yay",
+        "Ooh",
+        "Ok",
+        "Okay",
+        "Anyway",
+        "Both",
+        "Either",
+        "Neither",
+        "None",
+        "Nothing",
+        "Works",
+        "Sounds",
+        "Noted",
+        "Got",
+        "Congrats",
+        "Welcome",
+    ]
+)
+_PROPER = re.compile(
+    r"(?<![\w.])(?:[A-Z][\w&'.-]*|[a-z]+[A-Z][\w]*)(?:\s+(?:(?:[A-Z][\w&'.-]*|\d[\w.]*|of|de|la|and|or|&)(?=\s|[,.!?;]|$)))*"
+)
+_CONNECTOR_TAIL = re.compile(r"(?:\s+(?:of|de|la|and|or|&))+$")
+
+
+def is_ordinary(word: str) -> bool:
+    """A capitalised word that is no name ("Thanks", "Monday", "Honestly")."""
+    return word.strip(".,!?;:") in _NOT_NAMES or word.lower() in _COMMON
+
+
+def clean(phrase: str) -> str:
+    phrase = _LEAD.sub("", phrase.strip())
+    cut = _TAIL.search(phrase)
+    if cut and cut.start() > 0:
+        phrase = phrase[: cut.start()]
+    return phrase.strip(" .!?;,:'\"()")
+
+
+def person_name(text: str, asked: bool) -> tuple[str, str] | None:
+    """(name, cue) when the turn gives the speaker's name; asked for it, a reply of two or three
+    plain words is the name, whatever its case ("rohan shetty")."""
+    if asked:
+        first = re.split(r"[.,;!]\s*", text.strip())[0]
+        words = first.split()
+        if 1 < len(words) <= 3 and all(w.isalpha() and w.lower() not in GENERIC | _COMMON and
+                                       w not in _NOT_NAMES for w in words):  # fmt: skip
+            return " ".join(w.capitalize() if w.islower() else w for w in words), "answer"
+    patterns = _NAME_CUES if asked else _NAME_CUES[:2]
+    for i, pattern in enumerate(patterns):
+        for match in re.finditer(pattern, text.strip()):
+            words = [w for w in match.group("v").split() if w.strip(".,") not in _NOT_NAMES]
+            if not words or (len(words) == 1 and i == 2 and not asked):
+                continue
+            if words[0][:1].isupper():
+                return " ".join(w.strip(".,!") for w in words), (
+                    "name cue",
+                    "introduction",
+                    "answer",
+                )[i]
+    return None
+
+
+def proper_nouns(text: str, skip: set[str] | None = None) -> list[tuple[str, int]]:
+    """Capitalised spans ("Booking.com", "Star Health", "Dr Rao"), with their offsets; the
+    first word of a sentence counts only when it is not an ordinary word."""
+    out = []
+    for match in _PROPER.finditer(text):
+        value = match.group(0).strip(" .,")
+        at_start = match.start() == 0 or re.search(r"[.!?]\s*$", text[: match.start()])
+        words = value.split()
+        while words and (
+            words[0] in _NOT_NAMES
+            or (
+                words[0].lower() in GENERIC | _COMMON
+                and (at_start or words[0] in _NOT_NAMES or len(words) > 1)
+            )
+        ):
+            words = words[1:]
+        if not words or (skip and " ".join(words).lower() in skip):
+            continue
+        value = _CONNECTOR_TAIL.sub("", " ".join(words))
+        if len(value) >= 2:
+            out.append((value, match.start()))
+    return out
+
+
+_COMMON = set(["please", "thanks", "sorry", "good", "great", "fine", "well", "okay", "also", "just", "only", "actually", "yes", "no", "hi", "hello", "hey", "sure", "maybe", "perhaps", "probably", "yeah", "yep", "oh", "ah", "lovely", "nice", "cool", "mostly", "mainly", "shall", "should", "would", "could", "can", "will", "may", "might", "do", "does", "did", "is", "are", "was", "were", "have", "has", "what", "which", "when", "where", "who", "how", "why", "let", "lets", "let's", "any", "some", "every", "all", "if", "then", "there", "here"])  # fmt: skip
+
+
+def answer_phrase(profile: Profile, reply: str) -> str | None:
+    """The reply read as the answer to a question about a text field."""
+    first = re.split(r"(?<=[.!?])\s+", reply.strip())[0]
+    if profile.proper:
+        found = proper_nouns(first)
+        if found:
+            return found[0][0]
+        if len(re.findall(r"\w+", first)) > 5:
+            return None
+    phrase = clean(first)
+    words = re.findall(r"\w+", phrase)
+    if not words or len(words) > 7 or all(w.lower() in GENERIC for w in words):
+        return None
+    return phrase[:1].upper() + phrase[1:] if profile.proper else phrase
+
+
+def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
+    """Where values start in the clause: after each place it has the example's lead-in words
+    (compared by stem)."""
+    tokens = [(stem(m.group(0)), m.end()) for m in re.finditer(r"[\w'-]+", clause)]
+    want = [stem(w) for w in before]
+    return [tokens[i + len(want) - 1][1] for i in range(len(tokens) - len(want) + 1)
+            if [t for t, _ in tokens[i : i + len(want)]] == want]  # fmt: skip
+
+
+_CODE = re.compile(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*")
+
+
+def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
+    """Every value after an example's lead-in, or after a word of the field: (value, cue, where)."""
+    out: list[tuple[str, str, int]] = []
+    for template in profile.templates:
+        if not template.before:
+            continue
+        for at in _lead_ins(template.before, clause):
+            rest = re.sub(r"^\s*(?:to|at|in|on|for|from|with|of|as|by|is|are)\b", "", clause[at:])
+            if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
+                code = _CODE.match(rest.strip())
+                value = code.group(0) if code else None
+            else:
+                value = _value_from(profile, rest, template.value[:1].isupper())
+            if value:
+                out.append((value, "example: " + " ".join(template.before), at))
+    key = r"\s+".join(re.escape(w) for w in profile.key.split("_"))
+    mine = re.search(
+        rf"\b(?:my|our)\s+{key}(?:'s name)?\s+(?:is|are|was|=|:)\s+(?P<v>[^.,;!?]+)", clause, re.I
+    )
+    if mine and not out:
+        value = _value_from(profile, mine.group("v"), profile.proper)
+        if value:
+            out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
+    if out or not profile.proper:
+        return out
+    for word in sorted(profile.words, key=profile.words.get, reverse=True):  # type: ignore[arg-type]
+        if profile.words[word] < 0.3 or is_value_word(profile, word):
+            continue
+        for at in _lead_ins((word,), clause):
+            rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
+            value = _value_from(profile, rest, True, loose=False)
+            if value:
+                return [(value, f"word: {word}", at)]
+    return out
+
+
+def after_cue(profile: Profile, clause: str) -> tuple[str, str] | None:
+    found = after_cues(profile, clause)
+    return (found[0][0], found[0][1]) if found else None
+
+
+def _value_from(profile: Profile, rest: str, proper: bool, loose: bool = True) -> str | None:
+    if proper or profile.proper:
+        found = proper_nouns(rest)
+        if found and found[0][1] <= 12:
+            return found[0][0]
+        plain = re.match(r"\s*([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s*(?:[,.;!?]|$)", rest)
+        words = plain.group(1).split() if plain and loose else []
+        if (
+            profile.proper
+            and words
+            and not any(w in GENERIC or w in _COMMON or w.endswith("ly") for w in words)
+        ):
+            return " ".join(w.capitalize() for w in words)  # "in bangalore" → Bangalore
+        if profile.proper:
+            return None
+    value = clean(rest)
+    words = re.findall(r"\w+", value)
+    if not words or len(words) > 6:
+        return None
+    return value
+
+
+def replaced(clause: str, old_values: list[str]) -> tuple[str, str] | None:
+    """("Porto", "Lisbon") when the clause puts a new value in place of an old one."""
+    for old in old_values:
+        if len(old) < 3 or old.lower() not in clause.lower():
+            continue
+        o = re.escape(old)
+        for pattern in (rf"(?P<new>{_PROPER.pattern}|[\w ]{{2,30}}?)\s+instead of\s+{o}",
+                        rf"(?:from|not)\s+{o}\s*(?:,\s*)?(?:to|but|it's|now)\s+(?P<new>{_PROPER.pattern}|[\w ]{{2,30}})",
+                        rf"{o}\s+(?:is out|is off|anymore|any more|no longer)[,;.\s]+(?:\w+\s+){{0,3}}?(?P<new>{_PROPER.pattern})"):  # fmt: skip
+            match = re.search(pattern, clause, re.I)
+            if match:
+                new = clean(match.group("new"))
+                if new and new.lower() != old.lower():
+                    return new, old
+    return None

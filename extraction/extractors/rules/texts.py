@@ -1,0 +1,272 @@
+"""Claims of text and yes/no fields in a user turn: names, answers, values after the words an
+example or the field's description lead with, the new side of a change, and booleans from a
+yes or a no to the agent's question or from a sentence that names the field."""
+
+from __future__ import annotations
+
+import re
+
+from core.text import sentences
+from extraction.extractors.rules.acts import (
+    accepts,
+    clauses,
+    denies,
+    is_question,
+    small_talk,
+    third_party,
+)
+from extraction.extractors.rules.fields import Profile, content_words, cue_score
+from extraction.extractors.rules.prompts import OFFER
+from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
+from extraction.extractors.rules.strings import (
+    after_cue,
+    after_cues,
+    answer_phrase,
+    person_name,
+    replaced,
+)
+
+NEGATIVE = re.compile(
+    r"\b(no|not|don't|doesn't|didn't|won't|never|without|none|nobody|stopped|quit|gave up|"
+    r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah)\b",
+    re.I,
+)
+BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
+
+
+def _claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
+           why: dict[str, object], clause: str = "") -> Claim:  # fmt: skip
+    turns = [ctx.turn]
+    if ctx.prompt is not None and (source == "confirmed" or "answers" in why):
+        turns = [ctx.prompt.turn, ctx.turn]  # the question and its answer
+    return Claim(profile, value, source, turns, (ctx.index, at), why, clause=clause, span=(at, at))
+
+
+def name_claims(ctx: Context) -> list[Claim]:
+    asked = ctx.prompt.best() if ctx.prompt else None
+    out = []
+    for profile in ctx.fields:
+        if not profile.person_name:
+            continue
+        first = sentences(ctx.turn.text)[:1]
+        found = person_name(first[0], asked=True) if first and asked is profile else None
+        found = found or person_name(ctx.turn.text, asked=False)
+        if found:
+            out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
+            break
+    return out
+
+
+def answer_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[Claim]:
+    """The reply to a question about a text field, read as its answer. A question that names
+    the field's current value ("How is the back?") asks how it is, not what it is."""
+    prompt = ctx.prompt
+    if prompt is None or not prompt.asked or prompt.kind == "":
+        return []
+    profile, _, cue = prompt.asked[0]
+    if profile.type != "string" or profile.person_name or profile.key in taken:
+        return []
+    question = prompt.turn.text.lower()
+    if any(
+        k.partition(":")[0] == profile.key and _shares_value(v, question)
+        for k, v in current.items()
+    ):
+        return []
+    text = ctx.turn.text.strip()
+    said = sentences(text)
+    if len(said) > 1 and (denies(said[0]) or small_talk(said[0])):
+        text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
+    elif denies(text) and not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I):
+        return []
+    if small_talk(text) or (accepts(text) and not _content(text)):
+        return []  # a bare yes confirms what the agent proposed, if anything
+    if prompt.kind == "yn":
+        found = after_cue(profile, text)
+        if found:
+            return [
+                _claim(
+                    ctx, profile, found[0], _source(ctx, text), 0, {"cue": found[1], "answers": cue}
+                )
+            ]
+        text = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
+        if not text or (accepts(text) and len(text.split()) <= 3):
+            return []
+    first = sentences(text)[0] if sentences(text) else text
+    if third_party(first) and not profile.qualified:
+        ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
+        return []
+    phrase = answer_phrase(profile, text)
+    if phrase is None or is_question(first):
+        return []
+    source = source_of(ctx, profile, phrase, text)
+    return [_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
+
+
+def _shares_value(value: str, question: str) -> bool:
+    words = [w for w in re.findall(r"[a-z]+", value.lower()) if len(w) > 3]
+    return any(re.search(rf"\b{w}\b", question) for w in words)
+
+
+def _content(text: str) -> bool:
+    """Whether a reply says more than yes, thanks or fine."""
+    rest = re.sub(
+        r"\b(yes|yeah|yep|sure|ok|okay|fine|thanks|thank you|please|great|perfect|"
+        r"sounds|good|works|that|that's|is|it|right|correct|go|ahead|do|for|me|us)\b",
+        "",
+        text,
+        flags=re.I,
+    )
+    return bool(re.search(r"[A-Za-z0-9]{2,}", rest))
+
+
+def _source(ctx: Context, clause: str) -> str:
+    from extraction.extractors.rules.acts import hedged
+
+    return "inferred" if hedged(clause) else "explicit"
+
+
+def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[Claim]:
+    """Text values stated unasked: after an example's lead-in or a word of the field, or the
+    new side of a change ("Porto instead of Lisbon"). A field with one fact per thing may take
+    several ("a savings account ending 4821 and a current account ending 9035")."""
+    out: list[Claim] = []
+    offset = 0
+    for sentence in sentences(ctx.turn.text):
+        at = ctx.turn.text.find(sentence, offset)
+        offset = max(at, 0)
+        if is_question(sentence):
+            continue
+        for a, b in clauses(sentence):
+            clause = sentence[a:b]
+            for profile in ctx.fields:
+                if profile.type != "string" or profile.person_name or profile.key in taken:
+                    continue
+                olds = [v for k, v in current.items() if k.partition(":")[0] == profile.key]
+                change = replaced(clause, olds) if olds else None
+                if change:
+                    why: dict[str, object] = {"cue": f"replaces '{change[1]}'"}
+                    out.append(
+                        _claim(
+                            ctx,
+                            profile,
+                            change[0],
+                            source_of(ctx, profile, change[0], clause),
+                            offset + a,
+                            why,
+                            clause,
+                        )
+                    )
+                    taken.add(profile.key)
+                    continue
+                found = after_cues(profile, clause)
+                owner = third_party(clause)
+                if found and owner and not profile.qualified:
+                    ctx.dropped.append(
+                        Dropped(found[0][0], f"someone else's ('{owner.group(0)}')", ctx.turn)
+                    )
+                    continue
+                for value, cue, where in found if profile.qualified else found[:1]:
+                    out.append(
+                        _claim(
+                            ctx,
+                            profile,
+                            value,
+                            source_of(ctx, profile, value, clause),
+                            offset + a + where,
+                            {"cue": cue},
+                            clause,
+                        )
+                    )
+                if found and not profile.qualified:
+                    taken.add(profile.key)
+    return out
+
+
+_SHAPES = [
+    (
+        re.compile(r"\b(e-?mail|mail)\b", re.I),
+        re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
+        "an email address",
+    ),
+    (
+        re.compile(r"\b(phone|mobile|cell|whatsapp|contact number)\b", re.I),
+        re.compile(
+            r"(?<!\w)(?:\+\d{1,3}[\s-]?)?(?:\(?\d{2,5}\)?[\s-]?)?\d{3,5}[\s-]?\d{4,5}(?!\w)"
+        ),
+        "a phone number",
+    ),
+    (
+        re.compile(r"\b(zip|postcode|postal code|pin ?code)\b", re.I),
+        re.compile(r"\b(?:\d{5}(?:-\d{4})?|\d{6}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})\b"),
+        "a postal code",
+    ),
+]
+
+
+def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
+    """Values with a shape of their own (emails, phone numbers, postal codes), for the text
+    fields that hold them, wherever the user writes them."""
+    out = []
+    for profile in ctx.fields:
+        if profile.type != "string" or profile.key in taken:
+            continue
+        about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
+        for field_words, shape, what in _SHAPES:
+            if not field_words.search(about):
+                continue
+            match = shape.search(ctx.turn.text)
+            if match and (
+                what != "a phone number" or sum(c.isdigit() for c in match.group(0)) >= 8
+            ):
+                out.append(_claim(ctx, profile, match.group(0).strip(), _source(ctx, ctx.turn.text),
+                                  match.start(), {"cue": what}))  # fmt: skip
+                taken.add(profile.key)
+                break
+    return out
+
+
+def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
+    prompt = ctx.prompt
+    text = ctx.turn.text
+    out: list[Claim] = []
+    asked = prompt.asked[0][0] if prompt and prompt.asked else None
+    if asked is not None and asked.type == "boolean" and prompt is not None and prompt.kind == "yn":
+        value = True if accepts(text) and not denies(text) else False if denies(text) else None
+        if value is not None:
+            offered = bool(OFFER.search(prompt.turn.text))
+            source = "confirmed" if value and offered else _source(ctx, text)
+            out.append(
+                _claim(
+                    ctx,
+                    asked,
+                    value,
+                    source,
+                    0,
+                    {"cue": "yes" if value else "no", "answers": prompt.asked[0][2]},
+                )
+            )
+            taken.add(asked.key)
+    for profile in ctx.fields:
+        if profile.type != "boolean" or profile.key in taken:
+            continue
+        said = [
+            s
+            for s in sentences(text)
+            if not is_question(s) and not small_talk(s) and len(s.split()) > 2
+        ]
+        scored = sorted(((cue_score(profile, s), s) for s in said), key=lambda r: -r[0][0])
+        if not scored or scored[0][0][0] < BOOLEAN_WORDS or scored[0][0][1] is None:
+            continue
+        named = {w for w in content_words(scored[0][1]) if profile.words.get(w, 0) > 0}
+        if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
+            continue  # one shared word ("car", "work") does not say which yes/no it is
+        (points, word), sentence = scored[0]
+        if third_party(sentence) and not profile.qualified:
+            continue
+        value = not NEGATIVE.search(sentence)
+        why = {"cue": f"names '{word}'", "points": round(points, 2)}
+        out.append(
+            _claim(ctx, profile, value, _source(ctx, sentence), text.find(sentence), why, sentence)
+        )
+        taken.add(profile.key)
+    return out
