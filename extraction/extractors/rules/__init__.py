@@ -144,7 +144,9 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
     told = [] if refused else prompt.stated
     for profile, mention, cue in offered + told:
-        if profile.key in stated or any(o.profile is profile for o in out):
+        if profile.key in stated or any(
+            o.profile is profile and not profile.qualified for o in out
+        ):
             continue
         offer = any(o is profile and m is mention for o, m, _ in offered)
         confirmed = offer or acknowledges(text) or agreed
@@ -158,9 +160,10 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
             )
         )
         turns = [prompt.turn, ctx.turn] if offer else [prompt.turn]  # a "thanks" is no source
-        why = {"cue": how, "proposal": mention.how, "field": cue}
+        why = {"cue": how, "proposal": mention.how, "field": cue, "agent": True}
         out.append(Claim(profile, mention.value, "confirmed" if confirmed else "inferred", turns,
-                         (ctx.index, 0), why, clause=prompt.turn.text))  # fmt: skip
+                         (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
+                         span=(mention.start, mention.end)))  # fmt: skip
     return out
 
 

@@ -34,8 +34,13 @@ MONEY = re.compile(
 )
 _WORDS = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w and len(w) > 1), key=len,
                          reverse=True))  # fmt: skip
+_UNITS_ON = (
+    r"(?:mg|mcg|g|kg|km|gb|mb|tb|ml|l|cm|mm|m|ft|kw|kwh|hrs|hr|h|yrs|yr|mins|min|pc|pcs|x|bhk|br)"
+)
 NUMBER = re.compile(
-    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half)(?![\w/:]|\.\d|-\d)",
+    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half)"
+    # a unit may be written on ("50mg", "12GB"), an ordinal ("7th grade") too
+    rf"(?:(?={_UNITS_ON}\b)|(?P<ord>st|nd|rd|th)\b|(?![\w/:]|\.\d|-\d))",
     re.IGNORECASE,
 )
 _MORE_WORDS = {"eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
@@ -147,6 +152,10 @@ def numbers_in(text: str) -> list[Number]:
                 continue
             value = parsed
         after = " ".join(re.findall(r"[a-z%]+", text[match.end() : match.end() + 24].lower())[:2])
+        if match.group("ord"):
+            after = after.removeprefix(match.group("ord").lower()).strip()
+            if not re.match(r"(grade|class|standard|year|floor|form|place)\b", after):
+                continue  # "the 14th" is a date, not a number
         out.append(Number(value, match.start(), match.end(), after))
     return out
 

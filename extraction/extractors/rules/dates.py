@@ -57,6 +57,7 @@ class DateMention:
     end: int
     phrase: str
     relative: bool
+    kind: str = ""
 
 
 def _number(word: str) -> int:
@@ -114,6 +115,9 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
             delta = delta - 7 if delta > 0 else -7
         elif delta == 0 and which != "this":
             delta = 7
+        if g["next"] == "next week":  # "Tuesday next week": that day of the coming week
+            monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(weeks=1)
+            return monday + datetime.timedelta(days=WEEKDAYS.index(g["wd"].lower()))
         if g["next"]:
             delta += 7
         return today + datetime.timedelta(days=delta)
@@ -170,7 +174,10 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         for match in pattern.finditer(text):
             candidates.append((match.end() - match.start(), -priority, kind, match))
     found: list[DateMention] = []
+    weekdays = [c[3] for c in candidates if c[2] == "weekday"]
     for _, _, kind, match in sorted(candidates, key=lambda c: (-c[0], -c[1])):
+        if kind == "weekday" and (_recurring(match, text) or len(weekdays) > 2):
+            continue  # "Tuesdays", "Tuesday, Thursday, Sunday": a schedule, not a date
         start, end = match.span()
         if any(start < f.end and f.start < end for f in found):
             continue
@@ -180,5 +187,15 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             continue
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
-            found.append(DateMention(day, start, end, match.group(0), relative))
+            found.append(DateMention(day, start, end, match.group(0), relative, kind))
+    if any(f.kind in ("dmy", "mdy", "iso", "numeric", "ordinal") for f in found):
+        # "The 14th, that Monday": the day of the month says it; a bare weekday only agrees
+        found = [f for f in found if not (f.kind == "weekday" and f.phrase.lower() in WEEKDAYS)]
     return sorted(found, key=lambda f: f.start)
+
+
+def _recurring(match: re.Match[str], text: str) -> bool:
+    return text[match.end() : match.end() + 1].lower() == "s" or bool(
+        re.search(r"\b(every|each|on)\s+$", text[: match.start()].lower())
+        and text[match.end() : match.end() + 1] == "s"
+    )

@@ -20,178 +20,9 @@ import numpy as np
 
 from memory.embedding import embed
 
-GENERIC = set(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "or",
-        "and",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "is",
-        "are",
-        "was",
-        "be",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "with",
-        "from",
-        "as",
-        "per",
-        "one",
-        "each",
-        "any",
-        "all",
-        "their",
-        "they",
-        "them",
-        "his",
-        "her",
-        "our",
-        "your",
-        "you",
-        "i",
-        "we",
-        "my",
-        "me",
-        "whether",
-        "what",
-        "which",
-        "when",
-        "where",
-        "who",
-        "how",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "may",
-        "might",
-        "has",
-        "have",
-        "had",
-        "not",
-        "no",
-        "yes",
-        "user",
-        "users",
-        "customer",
-        "customers",
-        "patient",
-        "patients",
-        "buyer",
-        "buyers",
-        "candidate",
-        "candidates",
-        "guest",
-        "guests",
-        "traveller",
-        "travellers",
-        "investor",
-        "investors",
-        "applicant",
-        "applicants",
-        "subscriber",
-        "subscribers",
-        "policyholder",
-        "policyholders",
-        "cardholder",
-        "cardholders",
-        "student",
-        "students",
-        "parent",
-        "parents",
-        "family",
-        "client",
-        "clients",
-        "caller",
-        "person",
-        "people",
-        "member",
-        "members",
-        "wants",
-        "want",
-        "wanted",
-        "fact",
-        "value",
-        "so",
-        "right",
-        "also",
-        "new",
-        "next",
-        "last",
-        "like",
-        "about",
-        "much",
-        "many",
-        "ok",
-        "okay",
-        "number",
-        "there",
-        "here",
-        "some",
-        "other",
-        "than",
-        "into",
-        "just",
-        "only",
-        "very",
-        "really",
-        "get",
-        "gets",
-        "go",
-        "goes",
-        "make",
-        "makes",
-        "keep",
-        "keeps",
-        "well",
-        "account",
-        "holder",
-        "mostly",
-        "mainly",
-        "somewhere",
-        "around",
-        "roughly",
-        "maybe",
-        "probably",
-        "near",
-        "close",
-        "ideally",
-        "preferably",
-        "need",
-        "needs",
-        "needed",
-        "require",
-        "requires",
-        "required",
-        "enable",
-        "enabled",
-        "requested",
-        "request",
-        "allowed",
-        "done",
-        "made",
-        "given",
-        "filed",
-        "set",
-        "planned",
-    ]
-)
+GENERIC = frozenset(
+    ["the", "a", "an", "of", "or", "and", "to", "in", "on", "at", "by", "for", "is", "are", "was", "be", "it", "its", "this", "that", "these", "those", "with", "from", "as", "per", "one", "each", "any", "all", "their", "they", "them", "his", "her", "our", "your", "you", "i", "we", "my", "me", "whether", "what", "which", "when", "where", "who", "how", "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "has", "have", "had", "not", "no", "yes", "user", "users", "customer", "customers", "patient", "patients", "buyer", "buyers", "candidate", "candidates", "guest", "guests", "traveller", "travellers", "investor", "investors", "applicant", "applicants", "subscriber", "subscribers", "policyholder", "policyholders", "cardholder", "cardholders", "student", "students", "parent", "parents", "family", "client", "clients", "caller", "person", "people", "member", "members", "wants", "want", "wanted", "fact", "value", "so", "right", "also", "new", "next", "last", "like", "about", "much", "many", "ok", "okay", "number", "there", "here", "some", "other", "than", "into", "just", "only", "very", "really", "get", "gets", "go", "goes", "make", "makes", "keep", "keeps", "well", "account", "holder", "mostly", "mainly", "somewhere", "around", "roughly", "maybe", "probably", "near", "close", "ideally", "preferably", "need", "needs", "needed", "require", "requires", "required", "enable", "enabled", "requested", "request", "allowed", "done", "made", "given", "filed", "set", "planned", "today", "tonight"]
+)  # fmt: skip
 # Everyday words for common field concepts: a key or description naming the concept (left)
 # lends the field the words on the right. General English, not any one schema's wording.
 THESAURUS: dict[str, str] = {
@@ -249,9 +80,6 @@ _QUALIFIERS = re.compile(r"\b(?P<key>[a-z][a-z0-9_]*):\s?(?P<q>[\w][\w .'-]*?)\s
 _PER = re.compile(
     r"\b(?:one|a separate|a) (?:\w+ ){0,2}?(?:per|for each|for every) (?P<what>[a-z ]+?)(?:\s*\(|,|\.|;|$)"
 )
-NAME_WORDS = re.compile(
-    r"\b(child|children|kid|kids|son|daughter|student|pet|dog|cat|member|person|name)\b"
-)
 _PROPER_HINT = re.compile(
     r"\b(name|city|town|country|company|employer|landlord|agency|provider|insurer|builder|"
     r"developer|doctor|hospital|clinic|school|bank|brand|garage|airline|hotel|destination|"
@@ -308,7 +136,7 @@ class Profile:
     words: dict[str, float]
     key_words: set[str]
     qualifiers: list[str]
-    qualifier_kind: str | None  # "name": people or pets; "word": a listed kind; "thing": named
+    qualifier_kind: str | None  # "name": people or pets, by name; "word": things, by a word
     templates: list[Template]
     person_name: bool  # the user's own name
     proper: bool  # values are proper nouns (cities, companies), not free text
@@ -375,11 +203,13 @@ def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
     per = _PER.search(description.lower())
     if not (per or qualifiers):
         return [], None
-    what = (per.group("what") if per else "") + " " + " ".join(qualifiers)
-    if NAME_WORDS.search(what.lower()) or any(q[:1].isupper() for q in qualifiers):
+    what = (per.group("what") if per else "").lower()
+    # People and pets are named (capitalised examples, a "Name" placeholder, "per child");
+    # other things by a word ("savings", "metformin", "kitchen tap").
+    people = re.search(r"\b(child|children|kid|kids|son|daughter|student|pet|dog|cat|applicant|"
+                       r"person|people|passenger|guest|patient|employee)\b", what)  # fmt: skip
+    if any(q[:1].isupper() for q in qualifiers) or (people and not qualifiers):
         kind = "name"
-    elif re.search(r"\b(medicine|drug|item|product|thing)\b", what):
-        kind = "thing"
     else:
         kind = "word"
     named = [q for q in qualifiers if q.lower() not in ("name", "<name>")]

@@ -10,7 +10,7 @@ from typing import Any
 
 from extraction.extractors.rules.amounts import Amount, money_in, numbers_in
 from extraction.extractors.rules.dates import dates_in
-from extraction.extractors.rules.fields import Profile, stem
+from extraction.extractors.rules.fields import GENERIC, Profile, stem
 
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
 
@@ -23,6 +23,7 @@ class Mention:
     end: int
     how: str
     after: str = ""  # the words right after a number ("days", "of us")
+    sentence: str = ""  # where an agent's proposal was said (its qualifier is looked for there)
 
 
 def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
@@ -53,7 +54,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
         return out
     sentence_words = [stem(w) for w in re.findall(r"[a-z0-9]+", lowered)]
     for choice in choices:
-        own = [w for w in words[choice] if sum(w in v for v in words.values()) == 1 and len(w) > 2]
+        own = [w for w in words[choice] if sum(w in v for v in words.values()) == 1 and len(w) > 2
+               and w not in GENERIC]  # fmt: skip
         hit = next((w for w in own if w in sentence_words), None)
         if hit:
             at = lowered.find(hit[:4])

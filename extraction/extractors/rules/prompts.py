@@ -9,7 +9,7 @@ proposal: the user's acceptance confirms it, a refusal or silence writes nothing
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -136,9 +136,15 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     seen: set[tuple[str, str]] = set()
     for sentence in said:
         offer = bool(question_kind(sentence) or OFFER.search(sentence))
-        stated = bool(ABOUT_YOU.search(sentence) or REPORT.search(sentence)) and not third_party(
-            sentence
+        enums = [p for p in fields if p.type == "enum"]
+        states = any(
+            m.type == "enum"
+            for m in typed_mentions(sentence, turn.occurred_at.date(), enums, currency)
         )
+        told = (
+            ABOUT_YOU.search(sentence) or REPORT.search(sentence) or states
+        )  # "the lamp is delivered"
+        stated = bool(told) and not third_party(sentence)
         if not (prompt.offers or stated):
             continue
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
@@ -148,12 +154,15 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         owners += _string_offers(sentence, fields, prompt)
         if not owners:
             continue
-        top = max(o[0] for o, _ in owners)  # a sentence proposes one thing: its best-named value
+        # A sentence proposes one thing, its best-named value; or one per thing it names
+        # ("the lamp is out for delivery; the blender and the rug are in transit").
+        top = max(o[0] for o, _ in owners)
         for (points, profile, cue), mention in owners:
-            if points == top and (profile.key, str(mention.value)) not in seen:
-                seen.add((profile.key, str(mention.value)))
+            key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
+            if (points == top or (profile.qualified and points >= 1.0)) and key not in seen:
+                seen.add(key)
                 into = prompt.proposals if offer or prompt.offers else prompt.stated
-                into.append((profile, mention, cue))
+                into.append((profile, replace(mention, sentence=sentence), cue))
     _name_check(prompt, question, fields)
     best = prompt.best()
     if best is not None and best.type == "boolean" and kind == "yn" and OFFER.search(question):
@@ -207,7 +216,7 @@ def _string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list
     out = []
     asked = prompt.best("string")
     for profile in fields:
-        if profile.type != "string" or profile.person_name or profile.qualifier_kind == "thing":
+        if profile.type != "string" or profile.person_name:
             continue
         found = after_cue(profile, sentence)
         if found is None and profile is asked and profile.proper and question_kind(sentence):

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
-from extraction.extractors.rules.fields import _PER, Profile
+from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
 from extraction.extractors.rules.reader import Claim, Context, Dropped
 from extraction.extractors.rules.strings import is_ordinary, proper_nouns
 
@@ -31,8 +32,19 @@ _SAME = re.compile(
 )
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|me|my|mine)\b")
+# "the lamp is …", "the kitchen tap was …", "metformin 500 mg" (a name right before a dose)
+_SUBJECT = re.compile(
+    r"\b(?:the|my|our|your)\s+(?P<q>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s*(?:'s|is|are|was|were|has|have|"
+    r"'re|needs?|got|came|arrived|shows?)\b|\b(?P<d>[a-z]{4,}(?:\s+[a-z]\b)?)\s+(?=\d)"
+)
 _NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
 _KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
+
+
+def _first_name(name: str) -> str | None:
+    first = name.split()[0] if name.split() else ""
+    return first if first[:1].isupper() else None
 
 
 def _person_like(word: str) -> bool:
@@ -124,20 +136,28 @@ class Qualifiers:
     def settle(self, claims: list[Claim], ctx: Context) -> list[Claim]:
         text = ctx.turn.text
         out: list[Claim] = []
-        spans = sorted(c.span for c in claims)
+        users = sorted(c.span for c in claims if not c.why.get("agent"))
         for claim in claims:
             if not claim.profile.qualified:
                 out.append(claim)
                 continue
-            qualifier, how = self.find(claim, text, spans, ctx)
-            if qualifier is None:
+            if claim.why.get("agent"):  # said by the agent: its qualifier is in its own sentence
+                spans = sorted(
+                    c.span for c in claims if c.why.get("agent") and c.clause == claim.clause
+                )
+                found = self.find(claim, claim.clause, spans, ctx, agent=True)
+            else:
+                found = self.find(claim, text, users, ctx)
+            if not found:
                 ctx.dropped.append(
                     Dropped(claim.value, f"{claim.profile.key}: which one is not said", ctx.turn)
                 )
                 continue
-            claim.qualifier = qualifier
-            claim.why["qualifier"] = how
-            out.append(claim)
+            for qualifier, how in found:  # "the blender and the rug are in transit": both
+                copy = claim if qualifier == found[0][0] else replace(claim, why=dict(claim.why))
+                copy.qualifier = qualifier
+                copy.why["qualifier"] = how
+                out.append(copy)
         out += self._references(ctx, out)
         self.hear(text)
         for claim in out:
@@ -146,22 +166,42 @@ class Qualifiers:
                 self._note(claim.qualifier)
         return out
 
-    def find(
-        self, claim: Claim, text: str, spans: list[tuple[int, int]], ctx: Context
-    ) -> tuple[str | None, str]:
+    def find(self, claim: Claim, text: str, spans: list[tuple[int, int]], ctx: Context,
+             agent: bool = False) -> list[tuple[str, str]]:  # fmt: skip
+        """[(qualifier, how it was found)]: one, or those named together ("X and Y are …")."""
         start, end = claim.span
         before = max([b for a, b in spans if b <= start] + [0])
         after = min([a for a, b in spans if a >= end and (a, b) != claim.span] + [len(text)])
+        me = None if agent else _first_name(ctx.turn.speaker)
         for stretch, label, last in ((text[before:end], "said before it", True),
                                      (text[end:after], "said after it", False)):  # fmt: skip
-            found = self._named(claim.profile, stretch, last)
+            found = self._named(claim.profile, stretch, last, me)
             if found:
-                return found, label
+                together = self._together(claim.profile, stretch, found) if last else []
+                return [(q, label) for q in [*together, found]]
+        if agent:
+            return []
+        return [found] if (found := self._fallback(claim, text, ctx))[0] else []
+
+    def _together(self, profile: Profile, stretch: str, last: str) -> list[str]:
+        """Qualifiers joined to the last one by "and" ("the blender and the rug are …")."""
+        match = re.search(
+            rf"(?:\bthe\s+)?([\w-]+)\s*,?\s+and\s+(?:the\s+)?{re.escape(last)}\b", stretch, re.I
+        )
+        if not match or match.group(1).lower() in _KIND_WORDS | GENERIC:
+            return []
+        word = match.group(1)
+        if profile.qualifier_kind == "name":
+            return [word] if word in self.names else []
+        self._add(profile.key, word.lower())
+        return [word.lower()] if word.lower() != last.lower() else []
+
+    def _fallback(self, claim: Claim, text: str, ctx: Context) -> tuple[str | None, str]:
         prompt = ctx.prompt
         if prompt is not None and not claim.why.get("reference"):
-            found = self._named(claim.profile, prompt.turn.text, True)
-            if found:
-                return found, "named in the agent's turn"
+            named = self._named(claim.profile, prompt.turn.text, True)
+            if named:
+                return named, "named in the agent's turn"
         clause = claim.clause or text
         if _OTHER.search(clause):
             other = self._other(claim.profile)
@@ -173,9 +213,17 @@ class Qualifiers:
                 return recent, "the one said last"
         return None, ""
 
-    def _named(self, profile: Profile, stretch: str, last: bool) -> str | None:
+    def _named(
+        self, profile: Profile, stretch: str, last: bool, me: str | None = None
+    ) -> str | None:
+        """The qualifier said in ``stretch`` (the last one, or the first); ``me``: whom "I"
+        and "my" name there (the user, for a field about people)."""
         found: list[tuple[int, str]] = []
         lowered = stretch.lower()
+        if profile.qualifier_kind == "name" and me:
+            found += [(m.start(), me) for m in _FIRST_PERSON.finditer(stretch)]
+        if profile.qualifier_kind == "word":
+            found += self._subjects(profile, stretch)
         for word in self.vocab[profile.key]:
             for match in re.finditer(rf"\b{re.escape(word.lower())}(?:s|es)?\b", lowered):
                 if not _AFTER_REFERENCE.search(lowered[: match.start()]):
@@ -183,7 +231,14 @@ class Qualifiers:
         if profile.qualifier_kind == "name":
             for match in re.finditer(r"\b[A-Z][a-z][\w'-]*", stretch):
                 word = match.group(0).removesuffix("'s")
-                if word in self.names and not _AFTER_REFERENCE.search(lowered[: match.start()]):
+                titled = re.search(
+                    r"\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$", lowered[: match.start()]
+                )
+                if (
+                    word in self.names
+                    and not titled
+                    and not _AFTER_REFERENCE.search(lowered[: match.start()])
+                ):
                     found.append((match.start(), word))
             if any(
                 w.lower() in _RELATION_WORDS for w in self.vocab[profile.key]
@@ -194,6 +249,27 @@ class Qualifiers:
             return None
         found.sort()
         return found[-1][1] if last else found[0][1]
+
+    def _subjects(self, profile: Profile, stretch: str) -> list[tuple[int, str]]:
+        """Things named as what a value is about: "the lamp is out for delivery", "metformin
+        500 mg"; learnt as qualifiers of the field."""
+        out = []
+        lowered = stretch.lower()
+        for match in _SUBJECT.finditer(lowered):
+            group = "q" if match.group("q") else "d"
+            words = [w for w in match.group(group).split() if w not in _KIND_WORDS]
+            phrase = " ".join(words)
+            last = words[-1] if words else ""
+            if (
+                last
+                and stem(last) not in profile.words
+                and last not in GENERIC
+                and not is_ordinary(last.capitalize())
+                and not re.search(r"(ed|ing|ly)$", last)
+            ):
+                out.append((match.start(group), phrase))
+                self._add(profile.key, phrase)
+        return out
 
     def _recent(self, profile: Profile) -> str | None:
         vocab = {w.lower() for w in self.vocab[profile.key]}

@@ -10,6 +10,7 @@ in place ("90 days, not 60") or one asked about ("is it under 40 lakh?") takes n
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ ONLY_FIELD_BONUS = 0.6  # the schema's only field of this type
 UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 SIMILARITY_WEIGHT = 1.2
 PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
+TOPIC_BONUS = 1.0  # the agent's turn or the sentence names one of the field's things
 
 
 @dataclass
@@ -85,10 +87,44 @@ def negated(clause: str, start: int) -> bool:
     )
 
 
+_TIME = {
+    "day": 1.0,
+    "week": 7.0,
+    "month": 30.0,
+    "year": 365.0,
+    "yr": 365.0,
+    "hour": 1 / 24,
+    "minute": 1 / 1440,
+}
+
+
+def time_unit(text: str) -> str | None:
+    """The unit of time a field or a number is in ("notice_period_days", "3 months")."""
+    for word in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
+        unit = word.rstrip("s")
+        if unit in _TIME:
+            return unit
+    return None
+
+
+def in_field_unit(profile: Profile, mention: Mention) -> Any:
+    """ "three months" for a field in days is 90 (and "2 weeks" 14)."""
+    said = time_unit(" ".join(mention.after.split()[:1]))
+    wanted = time_unit(profile.key) or time_unit(profile.field.get("description", ""))
+    if mention.type != "number" or not said or not wanted or said == wanted:
+        return mention.value
+    value = mention.value * _TIME[said] / _TIME[wanted]
+    return round(value) if abs(value - round(value)) < 0.05 else round(value, 2)
+
+
 def _unit_points(profile: Profile, mention: Mention) -> float:
     after = [stem(w) for w in re.findall(r"[a-z%]+", mention.after)]
     if not after:
         return 0.0
+    if time_unit(after[0]) and (
+        time_unit(profile.key) or time_unit(profile.field.get("description", ""))
+    ):
+        return UNIT_BONUS
     if after[0] in ("percent", "%"):
         return (
             UNIT_BONUS
@@ -148,6 +184,13 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             why["answers"] = prompt.asked[0][2] if prompt.asked[0][0] is profile else "question"
     if sum(p.type == profile.type for p in ctx.fields) == 1:
         points += ONLY_FIELD_BONUS
+    if (
+        prompt is not None
+        and profile.qualified
+        and _names_one(profile, prompt.turn.text + " " + sentence)
+    ):
+        points += TOPIC_BONUS  # "a new sertraline prescription" — "upped it to 100"
+        why["topic"] = "names one of its things"
     if prompt is not None:
         for owner, proposed, _ in prompt.proposals:
             if owner is profile and same_value(proposed.value, mention.value):
@@ -193,7 +236,8 @@ def typed_claims(
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
             candidates = [p for p in ctx.fields if p.type == mention.type and (
-                mention.type != "enum" or mention.value in (p.field.get("choices") or []))]  # fmt: skip
+                mention.type != "enum" or mention.value in (p.field.get("choices") or []))
+                and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))]  # fmt: skip
             if not candidates:
                 continue
             scored = sorted(((*score(ctx, p, mention, clause, sentence, s_index == 0), p) for p in candidates),
@@ -209,7 +253,7 @@ def typed_claims(
             if (
                 owner
                 and owner.start() < local
-                and not best.qualified
+                and best.qualifier_kind != "name"  # "my son Tobi" is who a child's fact is about
                 and "repeats proposal" not in why
                 and not _own_after(clause, owner.end())
             ):
@@ -223,10 +267,43 @@ def typed_claims(
                 if ctx.prompt and ("answers" in why or "repeats proposal" in why)
                 else [ctx.turn]
             )
-            out.append(Claim(best, mention.value, source_of(ctx, best, mention.value, clause),
+            value = in_field_unit(best, mention)
+            if value != mention.value:
+                why["converted"] = f"{mention.value} {mention.after.split()[0]}"
+            out.append(Claim(best, value, source_of(ctx, best, mention.value, clause),
                              turns, (ctx.index, s_start + mention.start), why,
                              clause=clause, span=(s_start + mention.start, s_start + mention.end)))  # fmt: skip
     return out
+
+
+_AHEAD = re.compile(
+    r"\b(next|upcoming|planned|scheduled|due|will|appointment|visit|pick ?up|"
+    r"deliver|renew|start|move|arriv|depart|return|settle|expir|deadline|interview)",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(birth|born|dob|last|previous|happened|incident|accident|date of the|since|"
+    r"bought|purchased|joined|started|took place)",
+    re.I,
+)
+
+
+def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
+    """A field about what lies ahead takes no date years back ("born May 3rd 1958" is no
+    pickup date), and a birth date none ahead."""
+    about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
+    day = datetime.date.fromisoformat(str(mention.value))
+    today = turn.occurred_at.date()
+    if _AHEAD.search(about) and not _PAST.search(about):
+        return day < today - datetime.timedelta(days=31)
+    if re.search(r"\b(birth|born|dob)\b", about, re.I):
+        return day > today
+    return False
+
+
+def _names_one(profile: Profile, text: str) -> bool:
+    lowered = text.lower()
+    return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in profile.qualifiers)
 
 
 def _rhetorical(sentence: str) -> bool:
@@ -253,13 +330,19 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
             out.append(group[0])
             continue
         group.sort(key=lambda c: c.order)
-        between = text[group[0].span[1] : group[-1].span[0]]
-        held = current.get(group[0].key)
-        news = [c for c in group if held is None or not same_value(str(c.value), held)]
-        if CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I):
-            chosen = group[-1]
-            chosen.why["corrects"] = str(group[0].value)
-        elif held is not None and 0 < len(news) < len(group):
+        mine = [c for c in group if not c.why.get("agent")] or group
+        between = text[mine[0].span[1] : mine[-1].span[0]] if len(mine) > 1 else ""
+        # What memory holds, or what the agent just offered: the user's other value is the news
+        # ("Three's a lot with her volleyball. Two.").
+        held = [current[group[0].key]] if group[0].key in current else []
+        held += [str(c.value) for c in group if c.why.get("repeats proposal") or c.why.get("agent")]
+        news = [c for c in mine if not any(same_value(str(c.value), h) for h in held)]
+        if len(mine) > 1 and (
+            CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I)
+        ):
+            chosen = mine[-1]
+            chosen.why["corrects"] = str(mine[0].value)
+        elif held and 0 < len(news) < len(group):
             chosen = news[-1]
         else:
             top = max(c.why.get("points", 0) for c in group)

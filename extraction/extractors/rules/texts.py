@@ -48,10 +48,15 @@ def name_claims(ctx: Context) -> list[Claim]:
     for profile in ctx.fields:
         if not profile.person_name:
             continue
-        first = sentences(ctx.turn.text)[:1]
-        found = person_name(first[0], asked=True) if first and asked is profile else None
+        agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
+        found = None
+        for sentence in sentences(ctx.turn.text)[:2] if asked is profile else []:
+            found = person_name(sentence, asked=True)
+            if found and found[0].split()[0].lower() != agent:  # "Hi Alyssa! Jennifer Walsh."
+                break
+            found = None
         found = found or person_name(ctx.turn.text, asked=False)
-        if found:
+        if found and found[0].split()[0].lower() != agent:
             out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
     return out
