@@ -68,7 +68,9 @@ class RulesExtractor:
                 continue
             ctx = Context(index, turn, prompt, fields_, vectors)
             found = keep_last_per_field(
-                qualifiers.settle(reader.read(ctx, current), ctx), ctx.turn.text, current
+                qualifiers.settle(reader.read(ctx, current, qualifiers), ctx),
+                ctx.turn.text,
+                current,
             )
             usage.notes += [{"kind": "not written", "value": str(d.value)[:200], "detail": d.reason,
                              "turns": [d.turn.ref()]} for d in ctx.dropped]  # fmt: skip
@@ -97,7 +99,7 @@ class _Reader:
             self.money = found[-1]
             self.currency = found[-1].currency or self.currency
 
-    def read(self, ctx: Context, current: dict[str, str]) -> list[Claim]:
+    def read(self, ctx: Context, current: dict[str, str], qualifiers: Qualifiers) -> list[Claim]:
         prompt = ctx.prompt
         asked_money = bool(
             prompt
@@ -122,6 +124,16 @@ class _Reader:
         taken |= {c.profile.key for c in claims}
         claims += shaped_claims(ctx, taken)
         claims += boolean_claims(ctx, taken)
+        named = qualifiers.text_claims(ctx, taken)
+        claims += named
+        taken |= {c.profile.key for c in named} | {
+            p.key
+            for p in self.fields
+            if p.qualified
+            and p.type == "string"
+            and ctx.prompt is not None
+            and ctx.prompt.best() is p
+        }
         claims += answer_claims(ctx, taken, current)
         taken |= {c.profile.key for c in claims}
         claims += cue_claims(ctx, taken, current)

@@ -268,7 +268,7 @@ def _profile(f: dict[str, Any], vector: np.ndarray, example_vectors: np.ndarray)
         re.fullmatch(r"(?:[a-z]+_)?name", f["key"])
         and not re.search(r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|"
                           r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|"
-                          r"contact|nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
+                          r"nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
     )  # fmt: skip
     proper = f["type"] == "string" and (
         person_name or bool(_PROPER_HINT.search(haystack))

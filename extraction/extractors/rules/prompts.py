@@ -52,6 +52,12 @@ class Prompt:
         return None
 
 
+NAME_QUESTION = re.compile(
+    r"\b(name|who am i|who's (?:this|calling|speaking)|who is (?:this|calling)|"
+    r"who do i have|who (?:i'm|i am) speaking|speaking (?:to|with)|talking (?:to|with)|"
+    r"call you|is this|on the line|have the pleasure)\b",
+    re.I,
+)
 CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
@@ -84,6 +90,8 @@ def _rank(
         words, word = cue_score(profile, question)
         words += _prior(question, profile)
         sim = similarity(profile, vector)
+        if profile.person_name and not NAME_QUESTION.search(question):
+            continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
         if words >= ASKED_MIN_WORDS or sim >= ASKED_MIN_SIMILARITY:
             cue = (
                 f"question names '{word}'"

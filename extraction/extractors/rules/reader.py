@@ -176,12 +176,17 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             why["unit"] = mention.after
         points += unit
     prompt = ctx.prompt
-    if prompt is not None and prompt.asked:
+    offered = prompt is not None and any(
+        o is profile and m.type == mention.type for o, m, _ in prompt.proposals
+    )
+    if prompt is not None and (prompt.asked or offered):
         best = prompt.best(mention.type)
-        if best is profile:
+        if best is profile or offered:  # asked about it, or offered a value of it: a counter-offer
             bonus = ANSWER_BONUS if first_sentence else LATE_ANSWER_BONUS
             points += bonus
-            why["answers"] = prompt.asked[0][2] if prompt.asked[0][0] is profile else "question"
+            why["answers"] = (
+                prompt.asked[0][2] if prompt.asked and prompt.asked[0][0] is profile else "question"
+            )
     if sum(p.type == profile.type for p in ctx.fields) == 1:
         points += ONLY_FIELD_BONUS
     if (

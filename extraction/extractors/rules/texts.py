@@ -43,19 +43,13 @@ def _claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
 
 
 def name_claims(ctx: Context) -> list[Claim]:
-    asked = ctx.prompt.best() if ctx.prompt else None
+    asked = {p.key for p, _, _ in ctx.prompt.asked} if ctx.prompt else set()
     out = []
     for profile in ctx.fields:
         if not profile.person_name:
             continue
         agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
-        found = None
-        for sentence in sentences(ctx.turn.text)[:2] if asked is profile else []:
-            found = person_name(sentence, asked=True)
-            if found and found[0].split()[0].lower() != agent:  # "Hi Alyssa! Jennifer Walsh."
-                break
-            found = None
-        found = found or person_name(ctx.turn.text, asked=False)
+        found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent)
         if found and found[0].split()[0].lower() != agent:
             out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
