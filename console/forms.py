@@ -115,6 +115,12 @@ class SchemaFieldForm(forms.Form):
     ttl_hours = forms.IntegerField(
         required=False, min_value=1, widget=forms.NumberInput(attrs={"style": "width:6em"})
     )
+    examples = forms.CharField(
+        required=False,
+        max_length=2000,
+        help_text="how users say it, one per line: they teach the offline extractor",
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 28}),
+    )
 
     def field_dict(self) -> dict[str, Any] | None:
         """The schema field as the validator wants it; None for a blank extra row."""
@@ -132,6 +138,9 @@ class SchemaFieldForm(forms.Form):
             field["choices"] = choices
         if data.get("ttl_hours") is not None:
             field["ttl_hours"] = data["ttl_hours"]
+        examples = [e.strip() for e in (data.get("examples") or "").splitlines() if e.strip()]
+        if examples:
+            field["examples"] = examples
         return field
 
 
@@ -149,6 +158,7 @@ def schema_field_initial(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "type": f.get("type", "string"),
             "choices": ", ".join(f.get("choices") or []),
             "ttl_hours": f.get("ttl_hours"),
+            "examples": "\n".join(f.get("examples") or []),
             "ORDER": index + 1,
         }
         for index, f in enumerate(fields)

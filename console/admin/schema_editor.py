@@ -114,7 +114,7 @@ class ExtractionSchemaAdmin(TenantScopedAdmin):
             if not can_edit:
                 raise PermissionDenied
             formset = SchemaFieldFormSet(request.POST, prefix="f")
-            draft, errors = self._draft(formset, base_fields)
+            draft, errors = self._draft(formset)
             intent = request.POST.get("intent", "preview")
             if not errors and intent in ("publish", "publish_activate"):
                 try:
@@ -156,9 +156,7 @@ class ExtractionSchemaAdmin(TenantScopedAdmin):
         }
         return TemplateResponse(request, "admin/console/schema_editor.html", context)
 
-    def _draft(
-        self, formset: Any, base_fields: list[dict[str, Any]]
-    ) -> tuple[list[dict[str, Any]], list[str]]:
+    def _draft(self, formset: Any) -> tuple[list[dict[str, Any]], list[str]]:
         """The draft fields from the form rows, validated by the schema validator; its errors
         are put on the rows and cells they are about."""
         errors: list[str] = []
@@ -166,12 +164,7 @@ class ExtractionSchemaAdmin(TenantScopedAdmin):
             errors.append("Fix the highlighted fields.")
             return [], errors
         rows = schema_fields_from(formset)
-        examples = {f["key"]: f["examples"] for f in base_fields if f.get("examples")}
-        draft = []
-        for _, field in rows:
-            if field["key"] in examples:
-                field["examples"] = examples[field["key"]]  # not edited here; kept by key
-            draft.append(field)
+        draft = [field for _, field in rows]
         try:
             schema_fields_validate(draft)
         except ValidationFailed as exc:

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.text import sentences
+from extraction.extractors.rules.acts import third_party
+from extraction.extractors.rules.amounts import money_in
 from extraction.extractors.rules.fields import names_field
 from extraction.text import ABSOLUTE_DATE, MONTHS, find_date, format_date
-from extraction.values import find_money, find_numbers, value_signature
+from extraction.values import find_numbers, value_signature
 from memory.tokens import count_tokens
 from schemas.validation import FieldType
 
@@ -88,10 +90,23 @@ class Version:
     ended: datetime.datetime | None = None
 
 
+def _distinct(type_: str, value: Any) -> bool:
+    """Whether a value found in prose is surely that value (₹50 lakh, 17 March, Kothrud), or
+    needs a word of its field beside it to be (3, yes)."""
+    if type_ == FieldType.MONEY:
+        return True
+    if type_ == FieldType.DATE:
+        return True
+    if type_ == FieldType.NUMBER:
+        return isinstance(value, float) and (value >= 100 or not value.is_integer())
+    return isinstance(value, str) and len(value) >= 4
+
+
 def _spans(type_: str, sentence: str, start: int) -> list[tuple[Any, int, int]]:
     """(normalised value, start, end) of every value of ``type_`` the sentence states."""
-    if type_ == FieldType.MONEY:
-        return [(m.amount, m.start, m.end) for m in find_money(sentence) if m.start >= start]
+    if type_ == FieldType.MONEY:  # written any way: "₹50 lakh", "50,00,000", "18,499"
+        found = money_in(sentence[start:], None, bare=True)
+        return [(m.amount, start + m.start, start + m.end) for m in found]
     if type_ == FieldType.NUMBER:
         return [(n, s, e) for n, s, e in find_numbers(sentence) if s >= start]
     if type_ == FieldType.DATE:
@@ -115,14 +130,45 @@ def _norm(type_: str, version: Version) -> Any:
     return value
 
 
-def _text_spans(sentence: str, start: int, texts: list[str]) -> list[tuple[Any, int, int]]:
-    lowered = sentence.lower()
-    out = []
-    for text in texts:
-        at = lowered.find(text, start) if len(text) >= 3 else -1
-        if at >= 0 and re.fullmatch(r"\W?", lowered[at + len(text) : at + len(text) + 1]):
-            out.append((text, at, at + len(text)))
-    return out
+def _found(type_: str, sentence: str, start: int, value: Any) -> list[tuple[int, int]]:
+    """Where ``sentence`` (from ``start``) states ``value`` of ``type_``."""
+    if type_ in (FieldType.STRING, FieldType.ENUM):
+        text = str(value)
+        if len(text) < 3:
+            return []
+        match = re.search(rf"(?<!\w){re.escape(text)}(?!\w)", sentence[start:], re.I)
+        return [(start + match.start(), start + match.end())] if match else []
+    return [(s, e) for v, s, e in _spans(type_, sentence, start) if v == value]
+
+
+_MARKED = re.compile(
+    r"\b(until|till|previously|formerly|earlier|at first|no longer|used to|instead of|"
+    r"changed from|before that|since)\b",
+    re.I,
+)
+
+
+def _uncovered(
+    sentence: str, start: int, fields: list[dict[str, Any]], versions: list[Version]
+) -> bool:
+    """Whether the sentence states an amount or a date that a field of the schema could hold but
+    no current fact holds: an old value the facts never recorded ("1.5 cr. actually no, 1.8"),
+    or one they hold differently. The facts speak for values; the summary keeps the rest. What
+    someone else paid or owns stays (it is theirs, and said so)."""
+    if third_party(sentence[start:]):
+        return False
+    types = {f["type"] for f in fields}
+    for type_ in (FieldType.MONEY, FieldType.DATE):
+        if type_ not in types:
+            continue
+        current = {_norm(type_, v) for v in versions if v.active and _type(fields, v) == type_}
+        if any(value not in current for value, _, _ in _spans(type_, sentence, start)):
+            return True
+    return False
+
+
+def _type(fields: list[dict[str, Any]], version: Version) -> str | None:
+    return next((f["type"] for f in fields if f["key"] == version.field), None)
 
 
 def summary_consistent(
@@ -130,14 +176,18 @@ def summary_consistent(
 ) -> str:
     """The summary, made unable to contradict the facts.
 
-    A superseded value of a fact is marked as history where the summary states it ("50 lakhs
-    (until 9 May 2026; ₹80 lakh since)"); a sentence that mentions a field with some other
-    value of its type, older than the field's current fact, is dropped (the facts say what
-    holds now). Sentences newer than the fact stay: they may know better than the extractor.
+    Wherever a sentence states a value a fact no longer has (a superseded version's), the
+    value is marked as history in place ("18,499 (until 20 May 2026; ₹19,699 since)"). Values
+    that are not distinctive alone (3, yes) count only beside a word of their field; dates and
+    amounts count anywhere, since the summary may not name the field ("an unknown debit of
+    18,499"). A sentence naming a field with some other value, older than the field's current
+    fact, is dropped (the facts say what holds now); newer sentences stay, they may know
+    better than the extractor. The facts are the truth the summary defers to.
     """
-    by_field: dict[str, list[Version]] = {}
+    types = {f["key"]: f["type"] for f in fields}
+    by_key: dict[str, list[Version]] = {}
     for version in versions:
-        by_field.setdefault(version.field, []).append(version)
+        by_key.setdefault(version.key, []).append(version)
     out = []
     for sentence in sentences(text):
         dated = _DATED.match(sentence)
@@ -145,31 +195,35 @@ def summary_consistent(
         day = _date_of(sentence)
         notes: list[tuple[int, str]] = []
         drop = False
-        for field in fields:
-            chain = by_field.get(field["key"])
-            type_ = field["type"]
-            if not chain or type_ == FieldType.BOOLEAN:
+        for chain in by_key.values():
+            field = next((f for f in fields if f["key"] == chain[0].field), None)
+            type_ = types.get(chain[0].field)
+            if field is None or type_ is None or type_ == FieldType.BOOLEAN:
                 continue
             active = [v for v in chain if v.active]
             current = {_norm(type_, v) for v in active}
-            old = [v for v in chain if not v.active and _norm(type_, v) not in current]
-            if type_ in (FieldType.STRING, FieldType.ENUM):
-                spans = _text_spans(sentence, start, [_norm(type_, v) for v in old])
-            elif not names_field(field, sentence[start:]):
-                continue
-            else:
-                spans = _spans(type_, sentence, start)
-            if any(value in current for value, _, _ in spans):
-                continue
-            for value, _, end in spans:
-                stale = next((v for v in old if _norm(type_, v) == value), None)
-                if stale is not None:
-                    now = next((v for v in active if v.key == stale.key), None)
-                    until = stale.ended or (now.valid_from if now else None)
-                    note = f" (until {format_date(until.date())}" if until else " (previously"
-                    notes.append((end, note + (f"; {now.value_text} since)" if now else ")")))
-                elif active and day < min(v.valid_from.date() for v in active):
-                    drop = True
+            named = names_field(field, sentence[start:])
+            for old in (v for v in chain if not v.active and _norm(type_, v) not in current):
+                value = _norm(type_, old)
+                if not (_distinct(type_, value) or named):
+                    continue
+                now = active[0] if active else None
+                until = old.ended or (now.valid_from if now else None)
+                note = f" (until {format_date(until.date())}" if until else " (previously"
+                note += f"; {now.value_text} since)" if now else ")"
+                for _, end in _found(type_, sentence, start, value):
+                    if not _MARKED.search(sentence[max(0, end - 40) : end + 40]):
+                        notes.append((end, note))
+            if (
+                named
+                and active
+                and day < min(v.valid_from.date() for v in active)
+                and type_ in (FieldType.MONEY, FieldType.NUMBER, FieldType.DATE)
+            ):
+                stated = {v for v, _, _ in _spans(type_, sentence, start)}
+                if stated and not stated & current:
+                    drop = True  # an older sentence with another value of the field
+        drop = drop or _uncovered(sentence, start, fields, versions)
         if drop and not notes:
             continue
         for end, note in sorted(set(notes), reverse=True):

@@ -33,7 +33,7 @@ def _post_data(page: Any, **overrides: Any) -> dict[str, Any]:
         "f-MAX_NUM_FORMS": 1000,
     }
     for index, form in enumerate(formset.forms):
-        for name in ("key", "description", "category", "type", "choices", "ttl_hours", "ORDER"):
+        for name in ("key", "description", "category", "type", "choices", "ttl_hours", "examples", "ORDER"):
             value = form.initial.get(name, form.fields[name].initial if name in form.fields else "")
             data[f"f-{index}-{name}"] = "" if value is None else value
     data.update(overrides)
@@ -74,6 +74,23 @@ def test_publish_and_activate_makes_a_new_version_and_leaves_the_old_one(
         AuditEvent.objects.filter(actor="user:operator-a").values_list("action", flat=True)
     )
     assert sorted(actions) == ["schema.activate", "schema.publish"]
+
+
+def test_examples_are_edited_one_per_line_and_published(operator_a: Any, agent_a: Agent) -> None:
+    """Operators teach the offline extractor how users say a field; the examples land in the
+    published version (and those already there are shown for editing, one per line)."""
+    client = _login(operator_a)
+    page = client.get(_url(agent_a))
+    teach = "we can't go above 1.2 crore\r\n  \r\nmax 80 lakhs"
+    data = _post_data(page, **{"f-0-examples": teach, "intent": "publish_activate"})
+    assert client.post(_url(agent_a), data).status_code == 302
+    new = ExtractionSchema.objects.get(agent=agent_a, is_active=True)
+    assert new.fields[0]["examples"] == ["we can't go above 1.2 crore", "max 80 lakhs"]
+    shown = client.get(_url(agent_a)).context["formset"].forms[0].initial["examples"]
+    assert shown == "we can't go above 1.2 crore\nmax 80 lakhs"
+    cleared = _post_data(client.get(_url(agent_a)), **{"f-0-examples": "", "intent": "publish_activate"})
+    assert client.post(_url(agent_a), cleared).status_code == 302
+    assert "examples" not in ExtractionSchema.objects.get(agent=agent_a, is_active=True).fields[0]
 
 
 def test_reorder_moves_a_field(operator_a: Any, agent_a: Agent) -> None:
