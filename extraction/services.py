@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -195,7 +196,11 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
         )
         return None
     except ExtractionFailed as exc:
-        return extraction_run_fail(run_id=run_id, error=str(exc))
+        usage = exc.usage
+        return extraction_run_fail(
+            run_id=run_id, error=str(exc), counts=usage.counts() if usage else None,
+            explanations=[{"outcome": "not written", **n} for n in usage.notes] if usage else None,
+        )  # fmt: skip
     except Exception as exc:
         ExtractionRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
             status=RunStatus.PENDING, error=f"{type(exc).__name__}: {exc}"[:2000]
@@ -206,11 +211,23 @@ def extraction_run_execute(*, run_id: int) -> ExtractionRun | None:
     return finished
 
 
-def extraction_run_fail(*, run_id: int, error: str) -> ExtractionRun:
+def extraction_run_fail(
+    *,
+    run_id: int,
+    error: str,
+    counts: dict[str, int] | None = None,
+    explanations: list[dict[str, Any]] | None = None,
+) -> ExtractionRun:
+    """Record a run failed for good; ``counts``: what it spent before failing (model calls and
+    tokens count against the tenant's daily budget like a finished run's); ``explanations``:
+    what the extractor noted until then (the malformed answer, its repair), for the inspector."""
+    changes: dict[str, object] = {"counts": counts} if counts is not None else {}
+    if explanations is not None:
+        changes["explanations"] = explanations
     ExtractionRun.objects.filter(pk=run_id).update(
-        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000]
+        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000], **changes
     )
-    metrics.extraction_run_observed(RunStatus.FAILED)
+    metrics.extraction_run_observed(RunStatus.FAILED, counts=counts)
     return ExtractionRun.objects.get(pk=run_id)
 
 

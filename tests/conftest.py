@@ -62,6 +62,15 @@ def sticky_tenant_scope() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_remembered_model_formats() -> None:
+    # The openai extractor remembers per process what each endpoint accepts; a scripted
+    # server's port may be reused by a later test's server that accepts something else.
+    from extraction.extractors.openai import CAPABILITIES
+
+    CAPABILITIES.forget()
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings: Any) -> None:
     from config.celery import app
 

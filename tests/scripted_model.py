@@ -1,7 +1,13 @@
 """A scripted OpenAI-compatible chat server on loopback, for testing the `openai` extractor
-over real HTTP. Answers by the JSON Schema name the client asked for ("facts" or "units").
+over real HTTP. Answers by the task the client asked for ("facts", "units" or "summary"): the
+JSON Schema's name under ``response_format: json_schema``, else the extractor's system prompt
+(JSON mode and plain prompting carry no name).
 
-A chat request without ``response_format`` (an agent's turn, as in examples/) is answered from
+``formats`` are the response formats it takes (and ``schema_in_json_mode`` whether it takes
+llama.cpp's ``schema`` beside ``json_object``); a request asking for another is refused with a
+400 naming it, as a server without structured outputs does (nothing scripted is used up).
+
+A chat request that is none of these tasks (an agent's turn, as in examples/) is answered from
 the "chat" script: ``("say", "text")`` or ``("tool_call", {"name": ..., "arguments": {...}})``;
 with nothing scripted, it says "OK."."""
 
@@ -14,6 +20,23 @@ from collections import defaultdict, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# How each task's request reads (its system prompt), and the list its answer carries.
+TASK_MARKERS = {
+    "facts": "You extract facts about the user",
+    "summary": "You maintain the rolling summary",
+    "units": "Rewrite the conversation segment as atomic",
+}
+LIST_KEYS = {"facts": "facts", "units": "units", "summary": "sentences"}
+
+
+def task_of(body: dict[str, Any]) -> str | None:
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    system = next((m.get("content") or "" for m in body.get("messages", [])
+                   if m.get("role") == "system"), "")  # fmt: skip
+    return next((name for name, marker in TASK_MARKERS.items() if marker in system), None)
+
 
 class ScriptedModel:
     def __init__(self, port: int = 0) -> None:
@@ -22,6 +45,9 @@ class ScriptedModel:
         # ("invalid", text) answers garbage, ("status", code) fails (bench/faults/).
         self.mode: tuple[str, Any] | None = None
         self.requests: list[dict[str, Any]] = []
+        self.formats = {"json_schema", "json_object"}
+        self.refusal_status = 400  # llama-cpp-python's server answers 500
+        self.schema_in_json_mode = True  # llama.cpp's "schema" key beside "json_object"
         self.headers: list[dict[str, str]] = []
         model = self
 
@@ -41,7 +67,8 @@ class ScriptedModel:
                     ]
                     self._send(200, {"object": "list", "data": data, "model": body["model"]})
                     return
-                if "response_format" not in body:
+                name = task_of(body)
+                if name is None:
                     chat: tuple[str, Any] = ("say", "OK.")
                     kind, payload = (
                         model.scripts["chat"].popleft() if model.scripts["chat"] else chat
@@ -51,8 +78,21 @@ class ScriptedModel:
                     else:
                         self._send(200, model.completion(payload, raw=True))
                     return
-                name = body["response_format"]["json_schema"]["name"]
-                required = body["response_format"]["json_schema"]["schema"]["required"][0]
+                asked = (body.get("response_format") or {}).get("type")
+                hinted = "schema" in (body.get("response_format") or {})
+                if (asked and asked not in model.formats) or (
+                    hinted and not model.schema_in_json_mode
+                ):
+                    message = f"response_format type {asked!r} is not supported"
+                    if asked in model.formats:
+                        message = (
+                            "response_format: additional properties are not allowed ('schema')"
+                        )
+                    self._send(
+                        400, {"error": {"message": message, "type": "invalid_request_error"}}
+                    )
+                    return
+                required = LIST_KEYS[name]
                 default: tuple[str, Any] = ("ok", {required: []})
                 step = model.scripts[name].popleft() if model.scripts[name] else None
                 step = step or model.mode or default

@@ -46,12 +46,27 @@ class AcuCandidate:
 
 @dataclass
 class Usage:
+    """What a run spent on a model, and what it refused of the model's answers."""
+
     model_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    facts_invalid: int = 0  # facts an answer held that failed validation: dropped, each noted
+    repairs: int = 0  # malformed answers sent back to the model once for correction
     # What the extractor considered and did not write, and why ({"kind", "detail", …}): shown
-    # with the run's explanations in the run inspector.
+    # with the run's explanations in the run inspector. The openai extractor's kinds:
+    # "invalid_fact" | "invalid_item" | "repair" | "malformed" | "fallback" (openai_check).
     notes: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """The figures the run's counts carry."""
+        return {
+            "model_calls": self.model_calls,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "facts_invalid": self.facts_invalid,
+            "repairs": self.repairs,
+        }
 
 
 @dataclass
@@ -77,7 +92,14 @@ class Extractor(Protocol):
 
 
 class ExtractionFailed(Exception):
-    """A failure that retrying will not fix (a malformed model answer): recorded on the run."""
+    """A failure that retrying will not fix (a malformed model answer): recorded on the run.
+
+    ``usage``, when given, is what the run had spent and noted until then (its counts are
+    recorded on the failed run: the tokens count against the tenant's budget)."""
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class RetryableError(Exception):

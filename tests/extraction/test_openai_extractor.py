@@ -10,14 +10,15 @@ import pytest
 
 from core.outbound import ModelConnection
 from extraction.extractors import RetryableError
+from extraction.extractors.openai import CAPABILITIES
 from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_run_execute, extraction_run_request
-from memory.models import ACU, EndUser, Entity, HotDocument
+from memory.models import ACU, EndUser, Entity, HotDocument, Session
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.defaults import PROPERTY_ADVISOR
 from schemas.services import agent_create
 from tenants.models import Tenant
-from tests.scripted_model import ScriptedModel
+from tests.scripted_model import ScriptedModel, task_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WHEN = datetime.datetime(2026, 3, 3, 10, 0, tzinfo=datetime.UTC)
@@ -79,14 +80,23 @@ def test_a_correct_answer_becomes_facts_and_units(model: ScriptedModel, run_id: 
         90,
     )
     assert "Priya's budget is 80 lakhs" in HotDocument.objects.get().summary
+    assert (run.counts["facts_invalid"], run.counts["repairs"]) == (0, 0)
+    # An endpoint that takes structured outputs is asked for them, strictly, once per task.
+    formats = [(r["response_format"]["type"], r["response_format"]["json_schema"]["name"])
+               for r in model.requests]  # fmt: skip
+    assert sorted(formats) == [("json_schema", "facts"), ("json_schema", "summary"),
+                               ("json_schema", "units")]  # fmt: skip
     asked = next(
         r for r in model.requests if r["response_format"]["json_schema"]["name"] == "facts"
     )
-    assert asked["model"] == "scripted-1"
-    assert asked["response_format"]["json_schema"]["schema"]["properties"]["facts"]["items"][
-        "properties"
-    ]["key"]["enum"][:2] == ["name", "city"]
+    assert asked["model"] == "scripted-1" and asked["response_format"]["json_schema"]["strict"]
+    branches = asked["response_format"]["json_schema"]["schema"]["properties"]["facts"]["items"][
+        "anyOf"
+    ]
+    money = next(b for b in branches if b["properties"]["key"]["enum"] == ["budget"])
+    assert money["properties"]["value"]["required"] == ["amount", "currency"]
     assert "budget (temporal, money)" in asked["messages"][0]["content"]
+    assert "JSON Schema" not in asked["messages"][0]["content"]  # enforced, not described
     assert all(h["Authorization"] == "Bearer sk-test-123" for h in model.headers)
 
 
@@ -105,17 +115,6 @@ def test_transient_failures_are_retried_then_succeed(
     run = extraction_run_execute(run_id=run_id)
     assert run is not None and run.status == RunStatus.SUCCEEDED
     assert Entity.objects.count() == 2
-
-
-def test_invalid_json_is_a_recorded_failure_not_a_retry_loop(
-    model: ScriptedModel, run_id: int
-) -> None:
-    model.script("facts", ("invalid", "Sure! Here are the facts: budget = 80 lakhs"))
-    run = extraction_run_execute(run_id=run_id)
-    assert run is not None and run.status == RunStatus.FAILED
-    assert "not the JSON that was asked for" in run.error
-    assert not Entity.objects.exists() and not ACU.objects.exists()
-    assert extraction_run_execute(run_id=run_id) is None  # failed for good: not claimed again
 
 
 def test_the_abstractive_summary_keeps_only_traceable_sentences(
@@ -146,9 +145,206 @@ def test_run_outcomes_are_counted_in_the_metrics(model: ScriptedModel, run_id: i
         return value or 0.0
 
     before = {status: runs(status) for status in ("retrying", "failed", "succeeded")}
-    model.script("facts", ("status", 503), ("invalid", "not json"))
+    model.script("facts", ("status", 503), ("invalid", "not json"), ("invalid", "still not"))
     with pytest.raises(RetryableError):
         extraction_run_execute(run_id=run_id)
     extraction_run_execute(run_id=run_id)
     after = {status: runs(status) for status in before}
     assert {s: after[s] - before[s] for s in before} == {"retrying": 1, "failed": 1, "succeeded": 0}
+
+
+# --- Structured output: what the endpoint takes, and one repair ----------------------------
+
+
+def _formats(model: ScriptedModel, task: str) -> list[str]:
+    """The response format of each request for ``task``, in order ("prompt": none)."""
+    return [(r.get("response_format") or {}).get("type", "prompt")
+            for r in model.requests if task_of(r) == task]  # fmt: skip
+
+
+@pytest.mark.parametrize("refusal", [400, 422, 500])
+def test_an_endpoint_refusing_json_schema_gets_json_mode_and_it_is_remembered(
+    model: ScriptedModel, run_id: int, tenant_a: Tenant, refusal: int
+) -> None:
+    model.formats = {"json_object"}  # JSON mode only, as llama-cpp-python's server (a 500)
+    model.refusal_status = refusal
+    model.script("facts", ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert sorted(Entity.objects.values_list("key", flat=True)) == ["budget", "city"]
+    # Facts and units ask in parallel: one or both are refused before JSON mode is
+    # remembered; the summary, asked after them, goes straight to JSON mode.
+    refused = [r for r in model.requests if r["response_format"]["type"] == "json_schema"]
+    assert 1 <= len(refused) <= 2 and _formats(model, "facts")[-1] == "json_object"
+    assert _formats(model, "summary") == ["json_object"]
+    asked = [
+        r for r in model.requests if (r.get("response_format") or {}).get("type") == "json_object"
+    ]
+    assert all("schema" in r["response_format"] for r in asked)
+    assert all("It must match this JSON Schema" in r["messages"][0]["content"] for r in asked)
+    assert run.counts["model_calls"] == len(model.requests) == 3 + len(refused)
+
+    # The next run, in the same process, does not pay for the refusal again.
+    session = Session.objects.get()
+    turn_append(tenant_id=tenant_a.pk, session_id=session.id,
+                turns=[TurnIn("user", "We have a dog, Max.", occurred_at=WHEN)])  # fmt: skip
+    again = extraction_run_request(tenant_id=tenant_a.pk, agent_id=run.agent_id, end_user_id=run.end_user_id)  # fmt: skip
+    assert again is not None
+    model.requests.clear()
+    run = extraction_run_execute(run_id=again.pk)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert {r["response_format"]["type"] for r in model.requests} == {"json_object"}
+
+
+def test_an_endpoint_refusing_the_schema_beside_json_mode_gets_plain_json_mode(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.formats, model.schema_in_json_mode = {"json_object"}, False  # e.g. OpenAI's older models
+    model.script("facts", ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert Entity.objects.count() == 2
+    summary = next(r for r in model.requests if task_of(r) == "summary")
+    assert summary["response_format"] == {"type": "json_object"}
+    assert "It must match this JSON Schema" in summary["messages"][0]["content"]
+    assert CAPABILITIES.mode(("scripted", model.url, "scripted-1")) == "json_object"
+
+
+def test_an_endpoint_without_json_mode_gets_plain_prompting(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.formats = set()
+    model.script("facts", ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert Entity.objects.count() == 2
+    assert _formats(model, "facts")[-1] == "prompt" and _formats(model, "summary") == ["prompt"]
+    seen = [(r.get("response_format") or {}).get("type", "prompt") for r in model.requests]
+    assert seen[0] == "json_schema" and {"json_object", "prompt"} <= set(seen)
+    prompted = next(r for r in model.requests if "response_format" not in r)
+    assert "It must match this JSON Schema" in prompted["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("malformed", "repaired_in"),
+    [
+        (("invalid", "Sure! Here are the facts: budget = 80 lakhs"), "json_object"),
+        (("invalid", "[1, 2]"), "json_schema"),
+        (("ok", {"fact": []}), "json_schema"),
+        (("ok", {"facts": ["budget is 80 lakhs"]}), "json_schema"),
+    ],
+    ids=["not-json", "not-an-object", "no-facts-list", "no-fact-objects"],
+)
+def test_a_malformed_answer_is_repaired_once(
+    model: ScriptedModel, run_id: int, malformed: tuple[str, Any], repaired_in: str
+) -> None:
+    model.script("facts", malformed, ("ok", FACTS))
+    model.script("units", ("ok", UNITS))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert sorted(Entity.objects.values_list("key", flat=True)) == ["budget", "city"]
+    assert (run.counts["repairs"], run.counts["model_calls"]) == (1, 4)
+    # A non-JSON answer under json_schema: the endpoint did not hold the model to it, so the
+    # repair is asked in JSON mode; a wrong shape is asked again as before.
+    assert _formats(model, "facts") == ["json_schema", repaired_in]
+    repair = [r for r in model.requests if len(r["messages"]) == 4]
+    assert len(repair) == 1
+    sent_back, request = repair[0]["messages"][2:]
+    assert sent_back["role"] == "assistant" and request["role"] == "user"
+    assert request["content"].startswith("Your answer could not be used: ")
+    # What worked is what the endpoint is asked for next.
+    assert _formats(model, "summary") == [repaired_in]
+
+
+def test_a_repair_that_fails_too_fails_the_run_with_a_recorded_error(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.script("facts", ("invalid", "Sure! budget = 80 lakhs"), ("invalid", "Sorry: 80 lakhs"))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.FAILED
+    assert run.error == (
+        "the model's answer is not the JSON that was asked for "
+        "(facts: it is not JSON; after one repair: it is not JSON)"
+    )
+    assert not Entity.objects.exists() and not ACU.objects.exists()
+    # What the failed run spent is on it (it counts against the tenant's daily budget).
+    assert run.counts["repairs"] == 1 and run.counts["model_calls"] >= 2
+    assert run.counts["tokens_in"] >= 240
+    assert [(e["kind"], e["outcome"]) for e in run.explanations] == [
+        ("repair", "still malformed"), ("malformed", "run failed")
+    ]  # fmt: skip
+    assert extraction_run_execute(run_id=run_id) is None  # failed for good: not claimed again
+    # JSON mode did not help this time: it is not remembered for the endpoint.
+    assert CAPABILITIES.mode(("scripted", model.url, "scripted-1")) == "json_schema"
+
+
+WRONG = {"facts": [
+    {"key": "budget", "qualifier": "", "value": {"amount": 8_000_000, "currency": "INR"}, "source": "explicit", "seq": 1},
+    {"key": "city", "qualifier": "", "value": "Pune", "source": "inferred", "seq": 2},
+    {"key": "pet", "qualifier": "Max", "value": "dog", "source": "explicit", "seq": 2},
+    {"key": "budget", "qualifier": "", "value": "80 lakhs", "source": "explicit", "seq": 1},
+    {"key": "move_in_date", "qualifier": "", "value": "2026/06/01", "source": "explicit", "seq": 1},
+    {"key": "property_type", "qualifier": "", "value": "castle", "source": "explicit", "seq": 1},
+    {"key": "salary", "qualifier": "", "value": "a lot", "source": "explicit", "seq": 1},
+    {"key": "family_size", "qualifier": "", "value": 4, "source": "explicit", "seq": 99},
+    {"key": "loan_preapproved", "qualifier": "", "value": True, "source": "guessed", "seq": 1},
+]}  # fmt: skip
+
+
+def test_wrongly_typed_facts_are_dropped_and_counted_while_valid_ones_land(
+    model: ScriptedModel, run_id: int
+) -> None:
+    model.script("facts", ("ok", WRONG))
+    run = extraction_run_execute(run_id=run_id)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert sorted(Entity.objects.values_list("key", "value_text")) == [
+        ("budget", "₹80 lakh"), ("city", "Pune"), ("pet:Max", "dog")
+    ]  # fmt: skip
+    assert (run.counts["facts"], run.counts["facts_invalid"], run.counts["repairs"]) == (3, 6, 0)
+    # The run inspector shows each fact written and each one refused, with why.
+    shown = [(e["key"], e["outcome"]) for e in run.explanations]
+    assert sorted(shown) == sorted([("budget", "written"), ("city", "written"), ("pet:Max", "written"),
+                                    ("budget", "not written"), ("move_in_date", "not written"),
+                                    ("property_type", "not written"), ("salary", "not written"),
+                                    ("family_size", "not written"), ("loan_preapproved", "not written")])  # fmt: skip
+    refused = {e["key"]: e["detail"] for e in run.explanations if e.get("kind") == "invalid_fact"}
+    assert refused["family_size"] == "seq 99 is not a turn of this window"
+    assert refused["move_in_date"] == "move_in_date is date: expected YYYY-MM-DD"
+
+
+def test_a_model_summary_stating_a_superseded_value_as_current_is_stored_only_as_history(
+    model: ScriptedModel, run_id: int, tenant_a: Tenant
+) -> None:
+    model.script("facts", ("ok", {"facts": [
+        {"key": "budget", "qualifier": "", "value": {"amount": 5_000_000, "currency": "INR"}, "source": "explicit", "seq": 1}]}))  # fmt: skip
+    first = extraction_run_execute(run_id=run_id)
+    assert first is not None and first.status == RunStatus.SUCCEEDED, first and first.error
+
+    later = WHEN + datetime.timedelta(days=6)  # 9 March 2026
+    session = Session.objects.get()
+    turn_append(tenant_id=tenant_a.pk, session_id=session.id,
+                turns=[TurnIn("user", "Our budget is 80 lakhs now.", occurred_at=later)])  # fmt: skip
+    model.script("facts", ("ok", {"facts": [
+        {"key": "budget", "qualifier": "", "value": {"amount": 8_000_000, "currency": "INR"}, "source": "explicit", "seq": 3}]}))  # fmt: skip
+    model.script("units", ("ok", {"units": ["On 9 March 2026, Priya's budget is 80 lakhs."]}))
+    model.script("summary", ("ok", {"sentences": [
+        # the old value, stated as current: left out (the facts say it, as history)
+        {"text": "On 3 March 2026, Priya's budget is 50 lakhs.", "sources": ["U1"]},
+        # a value the facts never held: left out
+        {"text": "On 1 March 2026, Priya's budget was 60 lakhs.", "sources": ["U1"]},
+        {"text": "On 9 March 2026, Priya wants a flat near the metro.", "sources": ["U1"]},
+    ]}))  # fmt: skip
+    again = extraction_run_request(tenant_id=tenant_a.pk, agent_id=first.agent_id, end_user_id=first.end_user_id)  # fmt: skip
+    assert again is not None
+    run = extraction_run_execute(run_id=again.pk)
+    assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
+    assert list(Entity.objects.filter(status="active").values_list("value_text", flat=True)) == [
+        "₹80 lakh"
+    ]
+    assert HotDocument.objects.get().summary == (
+        "Budget: ₹50 lakh until 9 March 2026; ₹80 lakh since. "
+        "On 9 March 2026, Priya wants a flat near the metro."
+    )

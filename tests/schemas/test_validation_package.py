@@ -91,10 +91,12 @@ def test_the_categories_and_types_are_the_ones_stored_and_offered() -> None:
 
 def test_every_type_has_a_shape_for_the_model_and_a_validator() -> None:
     assert list(VALUE_SHAPES) == list(FieldType)
-    value = facts_json_schema([{"key": "a"}])["properties"]["facts"]["items"]["properties"]["value"]
-    assert value["description"] == (
-        "typed: string, number, {amount, currency}, YYYY-MM-DD, boolean, or a choice"
-    )
+    # The model is told each field's shape by its value's schema: one branch per type.
+    fields = [{"key": t.value, "type": t.value, "choices": ["villa"]} for t in FieldType]
+    branches = facts_json_schema(fields)["properties"]["facts"]["items"]["anyOf"]
+    shapes = {b["properties"]["key"]["enum"][0]: b["properties"]["value"]["description"]
+              for b in branches}  # fmt: skip
+    assert shapes == {type_.value: VALUE_SHAPES[type_] for type_ in FieldType}
     samples = {"string": "Pune", "number": 3, "money": 80, "date": "2026-06-15", "boolean": True,
                "enum": "villa"}  # fmt: skip
     for type_ in FieldType:

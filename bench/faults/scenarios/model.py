@@ -114,12 +114,13 @@ def _run_outcomes(stack: Stack) -> tuple[Counter[str], list[str]]:
 
 
 def scenario_model(stack: Stack, *, clients: int = 4, healthy: float = 6, garbage: float = 4,
-                   garbage_answers: int = 2, hang: float = 8, recovered: float = 6,
+                   garbage_answers: int = 4, hang: float = 8, recovered: float = 6,
                    settle: float = 45) -> Row:  # fmt: skip
     """While clients append at a steady pace (crossing the extraction threshold again and
     again), the openai extractor's model answers garbage ``garbage_answers`` times, then hangs
-    for ``hang`` seconds, then recovers. Garbage is a recorded failure (that user's scheduling
-    is held back, as designed); a hang is a timeout, retried with backoff until it succeeds."""
+    for ``hang`` seconds, then recovers. A garbage answer is sent back once for repair; garbage
+    again is a recorded failure (two answers per failed run; that user's scheduling is held
+    back, as designed); a hang is a timeout, retried with backoff until it succeeds."""
     from tests.scripted_model import ScriptedModel
 
     model = ScriptedModel(port=stack.model_port)
