@@ -11,10 +11,10 @@ from contextlib import contextmanager
 from django.utils import timezone
 
 from memory.embedding import vector_literal
-from memory.models import EndUser, Entity
+from memory.models import EndUser, Entity, Session
 from memory.search import fusion
 from memory.search.cache import participants, query_cache
-from memory.search.hits import Hit, SearchResult
+from memory.search.hits import Hit, SearchResult, turn_ref_keys
 from memory.search.legs import (
     facts_leg,
     fallback_leg,
@@ -24,6 +24,7 @@ from memory.search.legs import (
     superseded_history,
     turn_keyword_leg,
 )
+from memory.search.resolve import references_find
 from memory.selectors import entity_list
 from schemas.models import Agent
 
@@ -36,15 +37,31 @@ def memory_search(
     k: int = 10,
     session: str | None = None,
     now: datetime.datetime | None = None,
+    resolve_in: Session | None = None,
 ) -> SearchResult:
+    """The best ``k`` hits for ``query``; ``session`` keeps the legs to that session's memory;
+    ``resolve_in`` resolves references in the query against that session (its recent turns,
+    the user's previous session, the facts): what the query points at leads the results, and
+    its words join the query the legs search with."""
     now = now or timezone.now()
     timings: dict[str, float] = {}
+    with _timed(timings, "facts_ms"):
+        current_facts = list(entity_list(agent=agent, end_user=end_user, now=now))
+    referents = None
+    if resolve_in is not None:
+        with _timed(timings, "resolve_ms"):
+            referents = references_find(session=resolve_in, query=query, facts=current_facts)
+        query = referents.query
     with _timed(timings, "embed_ms"):
         vector = vector_literal(query_cache.get(query))
     with _timed(timings, "legs_ms"):
-        legs, current_facts = _legs_run(agent, end_user, query, vector, session, now)
-    ranked = _fuse(agent, end_user, query, legs, k)
-    _stale_mark(agent, end_user, ranked, current_facts)
+        legs = _legs_run(agent, end_user, query, vector, session, current_facts, timings)
+    with _timed(timings, "fuse_ms"):
+        ranked = _fuse(agent, end_user, query, legs, k)
+    with _timed(timings, "stale_ms"):
+        _stale_mark(agent, end_user, ranked, current_facts)
+    if referents is not None and referents.hits:
+        ranked = _referents_first(referents.hits, ranked, k)
     fallback = fusion.fallback_due(
         ranked,
         threshold=agent.search_confidence_threshold,
@@ -69,22 +86,34 @@ def _legs_run(
     query: str,
     vector: str,
     session: str | None,
-    now: datetime.datetime,
-) -> tuple[dict[str, list[Hit]], list[Entity]]:
-    """Each leg's hits, best first, and the user's current facts (stale marks read them too)."""
-    legs = {"semantic": semantic_leg(agent=agent, user=user, vector=vector, session=session)}
+    current_facts: list[Entity],
+    timings: dict[str, float],
+) -> dict[str, list[Hit]]:
+    """Each leg's hits, best first; each leg's time goes into ``timings`` (ADR 0010's
+    profile)."""
+    legs: dict[str, list[Hit]] = {}
+    with _timed(timings, "semantic_ms"):
+        legs["semantic"] = semantic_leg(agent=agent, user=user, vector=vector, session=session)
     if agent.hybrid_search:
         words = keyword_query(query, participants(agent, user))
         if words:
-            legs["keyword"] = keyword_leg(
-                agent=agent, user=user, words=words, vector=vector, session=session
-            )
-            legs["turn_keyword"] = turn_keyword_leg(
-                agent=agent, user=user, words=words, vector=vector, session=session
-            )
-    current_facts = list(entity_list(agent=agent, end_user=user, now=now))
+            with _timed(timings, "keyword_ms"):
+                legs["keyword"] = keyword_leg(
+                    agent=agent, user=user, words=words, vector=vector, session=session
+                )
+            with _timed(timings, "turn_keyword_ms"):
+                legs["turn_keyword"] = turn_keyword_leg(
+                    agent=agent, user=user, words=words, vector=vector, session=session
+                )
     legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
-    return legs, current_facts
+    return legs
+
+
+def _referents_first(referents: list[Hit], ranked: list[Hit], k: int) -> list[Hit]:
+    """What the query points at, then the search's hits that cover other turns and facts."""
+    taken = fusion.covered_turns(referents) | {h.id for h in referents}
+    rest = [h for h in ranked if h.id not in taken and not (set(turn_ref_keys(h)) & taken)]
+    return (referents + rest)[:k]
 
 
 def _fuse(agent: Agent, user: EndUser, query: str, legs: dict[str, list[Hit]], k: int) -> list[Hit]:
