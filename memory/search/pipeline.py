@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import numpy as np
 from django.utils import timezone
 
 from memory.embedding import vector_literal
@@ -25,8 +26,14 @@ from memory.search.legs import (
     turn_keyword_leg,
 )
 from memory.search.resolve import references_find
-from memory.selectors import entity_list
+from memory.search.index import search_start, user_index
+from memory.search.index_legs import index_hits, index_legs
+from memory.search.windows import windows_add
 from schemas.models import Agent
+
+
+WINDOWS = True  # each single-turn hit with the turns around it (memory.search.windows)
+IN_PROCESS = True  # the legs over the user's in-process index (memory.search.index)
 
 
 def memory_search(
@@ -45,17 +52,19 @@ def memory_search(
     its words join the query the legs search with."""
     now = now or timezone.now()
     timings: dict[str, float] = {}
-    with _timed(timings, "facts_ms"):
-        current_facts = list(entity_list(agent=agent, end_user=end_user, now=now))
+    with _timed(timings, "start_ms"):
+        state, current_facts = search_start(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=end_user.pk, now=now
+        )
     referents = None
     if resolve_in is not None:
         with _timed(timings, "resolve_ms"):
             referents = references_find(session=resolve_in, query=query, facts=current_facts)
         query = referents.query
     with _timed(timings, "embed_ms"):
-        vector = vector_literal(query_cache.get(query))
+        vector = query_cache.get(query)
     with _timed(timings, "legs_ms"):
-        legs = _legs_run(agent, end_user, query, vector, session, current_facts, timings)
+        legs = _legs_run(agent, end_user, query, vector, session, current_facts, state, timings)
     with _timed(timings, "fuse_ms"):
         ranked = _fuse(agent, end_user, query, legs, k)
     with _timed(timings, "stale_ms"):
@@ -70,6 +79,9 @@ def memory_search(
     if fallback:
         with _timed(timings, "fallback_ms"):
             ranked = _fallback_add(agent, end_user, query, session, ranked, k)
+    if WINDOWS:
+        with _timed(timings, "windows_ms"):
+            windows_add(ranked, tenant_id=agent.tenant_id)
     return SearchResult(ranked, fusion.overall_confidence(ranked), fallback, timings)
 
 
@@ -84,28 +96,47 @@ def _legs_run(
     agent: Agent,
     user: EndUser,
     query: str,
-    vector: str,
+    vector: np.ndarray,
     session: str | None,
     current_facts: list[Entity],
+    state: tuple[int, int],
     timings: dict[str, float],
 ) -> dict[str, list[Hit]]:
     """Each leg's hits, best first; each leg's time goes into ``timings`` (ADR 0010's
-    profile)."""
+    profile). Over the user's in-process index when it can hold them (english), else in SQL."""
+    words = keyword_query(query, participants(agent, user)) if agent.hybrid_search else ""
+    index = None
+    if IN_PROCESS and agent.search_language == "english":
+        with _timed(timings, "index_ms"):
+            index = user_index(
+                tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
+            )
+    if index is not None:
+        with _timed(timings, "rank_ms"), index.lock:
+            ranked, similarity = index_legs(index, vector=vector, words=words or None, session=session)
+        with _timed(timings, "rows_ms"):
+            legs = index_hits(index, ranked, similarity, scope=[agent.tenant_id, agent.pk, user.pk])
+    else:
+        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings)
+    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
+    return legs
+
+
+def _sql_legs(
+    agent: Agent, user: EndUser, vector: str, words: str, session: str | None, timings: dict[str, float]
+) -> dict[str, list[Hit]]:
     legs: dict[str, list[Hit]] = {}
     with _timed(timings, "semantic_ms"):
         legs["semantic"] = semantic_leg(agent=agent, user=user, vector=vector, session=session)
-    if agent.hybrid_search:
-        words = keyword_query(query, participants(agent, user))
-        if words:
-            with _timed(timings, "keyword_ms"):
-                legs["keyword"] = keyword_leg(
-                    agent=agent, user=user, words=words, vector=vector, session=session
-                )
-            with _timed(timings, "turn_keyword_ms"):
-                legs["turn_keyword"] = turn_keyword_leg(
-                    agent=agent, user=user, words=words, vector=vector, session=session
-                )
-    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
+    if words:
+        with _timed(timings, "keyword_ms"):
+            legs["keyword"] = keyword_leg(
+                agent=agent, user=user, words=words, vector=vector, session=session
+            )
+        with _timed(timings, "turn_keyword_ms"):
+            legs["turn_keyword"] = turn_keyword_leg(
+                agent=agent, user=user, words=words, vector=vector, session=session
+            )
     return legs
 
 
