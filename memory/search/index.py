@@ -1,5 +1,5 @@
-"""A user's search index held in the process: their memory units' vectors and BM25 over the
-units' and the turns' words (ADR 0010, "in-process legs").
+"""A user's search index held in the process: their memory units' vectors and days, and BM25
+over their turns' words (ADR 0010, "in-process legs").
 
 Exact cosine over a thousand vectors is 0.1 ms in numpy and about 3 ms as a pgvector scan (it
 reads every row); BM25 over the user's turns is a fraction of a millisecond and ranks better than
@@ -69,7 +69,7 @@ class UserIndex:
     unit_ids: list[int] = field(default_factory=list)
     unit_turns: list[tuple[str, int, int] | None] = field(default_factory=list)
     vectors: list[np.ndarray] = field(default_factory=list)
-    units: Bm25 = field(default_factory=Bm25)
+    dates: list[datetime.date] = field(default_factory=list)
     turn_keys: list[tuple[str, int]] = field(default_factory=list)
     turns: Bm25 = field(default_factory=Bm25)
     by_turn: dict[tuple[str, int], list[int]] = field(default_factory=dict)
@@ -79,8 +79,8 @@ class UserIndex:
     def reset(self) -> None:
         """Empty it (its lock stays: the caller holds it)."""
         self.state, self.max_unit, self.max_turn = (-1, -1), 0, 0
-        self.unit_ids, self.unit_turns, self.vectors = [], [], []
-        self.units, self.turn_keys, self.turns, self.by_turn = Bm25(), [], Bm25(), {}
+        self.unit_ids, self.unit_turns, self.vectors, self.dates = [], [], [], []
+        self.turn_keys, self.turns, self.by_turn = [], Bm25(), {}
         self._matrix = None
 
     @property
@@ -92,13 +92,13 @@ class UserIndex:
         return self._matrix
 
     def units_add(self, rows: list[tuple[Any, ...]]) -> None:
-        """Rows of (id, text, session, first_seq, last_seq, embedding text)."""
-        for unit_id, text, session, first, last, embedding in rows:
+        """Rows of (id, session, first_seq, last_seq, embedding text, occurred_at)."""
+        for unit_id, session, first, last, embedding, occurred_at in rows:
+            self.dates.append(occurred_at.date())
             position = len(self.unit_ids)
             self.max_unit = max(self.max_unit, int(unit_id))
             self.unit_ids.append(int(unit_id))
             self.vectors.append(np.fromstring(embedding[1:-1], dtype=np.float32, sep=","))  # noqa: NPY201
-            self.units.add(text)
             if session is not None and first is not None:
                 span = (str(session), int(first), int(last if last is not None else first))
                 self.unit_turns.append(span)
@@ -128,7 +128,7 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 
 def _load(index: UserIndex, scope: list[int], after_unit: int, after_turn: int) -> None:
     index.units_add(_rows(
-        "SELECT id, text, session_id, first_seq, last_seq, embedding::text FROM memory_acu "
+        "SELECT id, session_id, first_seq, last_seq, embedding::text, occurred_at FROM memory_acu "
         "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND embedding IS NOT NULL "
         "AND id > %s ORDER BY id", [*scope, after_unit]))  # fmt: skip
     index.turns_add(_rows(

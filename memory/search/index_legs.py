@@ -1,6 +1,7 @@
-"""The semantic, keyword and turn-keyword legs over a user's in-process index (``index``),
-then one read of the chosen units' rows. Same hits, legs and candidate counts as the SQL legs
-(``legs``); the keyword legs rank by BM25 instead of ``ts_rank_cd``."""
+"""The legs over a user's in-process index (``index``): semantic, turn keyword (BM25 over the
+raw turns, credited to their units) and date (the units said on the day the query names, by
+similarity); then one read of the chosen units' rows. Same hits and candidate counts as the SQL
+legs (``legs``), which also rank the units' own words."""
 
 from __future__ import annotations
 
@@ -10,8 +11,13 @@ import numpy as np
 from django.db import connection
 
 from memory.search.hits import Hit, turn_refs
+from memory.search.dates import date_test
 from memory.search.index import UserIndex
 from memory.search.legs import CANDIDATES, TURN_CANDIDATES
+
+
+DATE_LEG = True
+DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
 
 
 def _top(scores: np.ndarray, n: int, positive: bool) -> list[int]:
@@ -24,7 +30,12 @@ def _top(scores: np.ndarray, n: int, positive: bool) -> list[int]:
 
 
 def index_legs(
-    index: UserIndex, *, vector: np.ndarray, words: str | None, session: str | None
+    index: UserIndex,
+    *,
+    vector: np.ndarray,
+    words: str | None,
+    session: str | None,
+    query: str | None = None,
 ) -> tuple[dict[str, list[tuple[int, float]]], np.ndarray]:
     """leg → [(unit position, leg score)], best first; and every unit's cosine. ``words``:
     the keyword query (None: no keyword legs); ``session``: keep to that session's units."""
@@ -36,11 +47,16 @@ def index_legs(
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip
     if words:
-        scores = index.units.scores(words)
-        if allowed is not None:
-            scores = np.where(allowed, scores, 0.0)
-        legs["keyword"] = [(i, float(scores[i])) for i in _top(scores, CANDIDATES, True)]
+        # No BM25 leg over the units' own words: made from the turns, they say the same words,
+        # and counting them twice outweighed the meaning (ADR 0010: R@8 0.667 -> 0.692 without).
         legs["turn_keyword"] = _turn_keyword(index, words, session)
+    if DATE_LEG and query is not None and (test := date_test(query)) is not None:
+        said = np.array([test(day) for day in index.dates], dtype=bool)
+        if allowed is not None:
+            said &= allowed
+        if said.any():
+            dated = np.where(said, similarity, -np.inf)
+            legs["date"] = [(i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]]
     return legs, similarity
 
 

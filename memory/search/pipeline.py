@@ -28,11 +28,9 @@ from memory.search.legs import (
 from memory.search.resolve import references_find
 from memory.search.index import search_start, user_index
 from memory.search.index_legs import index_hits, index_legs
-from memory.search.windows import windows_add
 from schemas.models import Agent
 
 
-WINDOWS = True  # each single-turn hit with the turns around it (memory.search.windows)
 IN_PROCESS = True  # the legs over the user's in-process index (memory.search.index)
 
 
@@ -79,9 +77,6 @@ def memory_search(
     if fallback:
         with _timed(timings, "fallback_ms"):
             ranked = _fallback_add(agent, end_user, query, session, ranked, k)
-    if WINDOWS:
-        with _timed(timings, "windows_ms"):
-            windows_add(ranked, tenant_id=agent.tenant_id)
     return SearchResult(ranked, fusion.overall_confidence(ranked), fallback, timings)
 
 
@@ -113,7 +108,9 @@ def _legs_run(
             )
     if index is not None:
         with _timed(timings, "rank_ms"), index.lock:
-            ranked, similarity = index_legs(index, vector=vector, words=words or None, session=session)
+            ranked, similarity = index_legs(
+                index, vector=vector, words=words or None, session=session, query=query
+            )
         with _timed(timings, "rows_ms"):
             legs = index_hits(index, ranked, similarity, scope=[agent.tenant_id, agent.pk, user.pk])
     else:
