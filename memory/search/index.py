@@ -1,5 +1,5 @@
 """A user's search index held in the process: their memory units' vectors and days, and BM25
-over their turns' words (ADR 0010, "in-process legs").
+over their turns' and units' words (ADR 0010, "in-process legs").
 
 Exact cosine over a thousand vectors is 0.1 ms in numpy and about 3 ms as a pgvector scan (it
 reads every row); BM25 over the user's turns is a fraction of a millisecond and ranks better than
@@ -70,18 +70,20 @@ class UserIndex:
     unit_turns: list[tuple[str, int, int] | None] = field(default_factory=list)
     vectors: list[np.ndarray] = field(default_factory=list)
     dates: list[datetime.date] = field(default_factory=list)
+    units: Bm25 = field(default_factory=Bm25)
     turn_keys: list[tuple[str, int]] = field(default_factory=list)
     turns: Bm25 = field(default_factory=Bm25)
     by_turn: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     _matrix: np.ndarray | None = None
+    _orphans: np.ndarray | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
         """Empty it (its lock stays: the caller holds it)."""
         self.state, self.max_unit, self.max_turn = (-1, -1), 0, 0
         self.unit_ids, self.unit_turns, self.vectors, self.dates = [], [], [], []
-        self.turn_keys, self.turns, self.by_turn = [], Bm25(), {}
-        self._matrix = None
+        self.units, self.turn_keys, self.turns, self.by_turn = Bm25(), [], Bm25(), {}
+        self._matrix = self._orphans = None
 
     @property
     def matrix(self) -> np.ndarray:
@@ -92,8 +94,9 @@ class UserIndex:
         return self._matrix
 
     def units_add(self, rows: list[tuple[Any, ...]]) -> None:
-        """Rows of (id, session, first_seq, last_seq, embedding text, occurred_at)."""
-        for unit_id, session, first, last, embedding, occurred_at in rows:
+        """Rows of (id, text, session, first_seq, last_seq, embedding text, occurred_at)."""
+        for unit_id, text, session, first, last, embedding, occurred_at in rows:
+            self.units.add(text)
             self.dates.append(occurred_at.date())
             position = len(self.unit_ids)
             self.max_unit = max(self.max_unit, int(unit_id))
@@ -107,8 +110,19 @@ class UserIndex:
             else:
                 self.unit_turns.append(None)
 
+    def orphans(self) -> np.ndarray:
+        """Per unit: none of the turns it was made from is here (deleted by retention, or it
+        was never made from turns)."""
+        if self._orphans is None or len(self._orphans) != len(self.unit_ids):
+            held = set(self.turn_keys)
+            self._orphans = np.array(
+                [span is None or not any((span[0], seq) in held for seq in range(span[1], span[2] + 1))
+                 for span in self.unit_turns], dtype=bool)  # fmt: skip
+        return self._orphans
+
     def turns_add(self, rows: list[tuple[Any, ...]]) -> None:
         """Rows of (id, session, seq, text)."""
+        self._orphans = None
         for turn_id, session, seq, text in rows:
             self.max_turn = max(self.max_turn, int(turn_id))
             self.turn_keys.append((str(session), int(seq)))
@@ -128,7 +142,7 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 
 def _load(index: UserIndex, scope: list[int], after_unit: int, after_turn: int) -> None:
     index.units_add(_rows(
-        "SELECT id, session_id, first_seq, last_seq, embedding::text, occurred_at FROM memory_acu "
+        "SELECT id, text, session_id, first_seq, last_seq, embedding::text, occurred_at FROM memory_acu "
         "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND embedding IS NOT NULL "
         "AND id > %s ORDER BY id", [*scope, after_unit]))  # fmt: skip
     index.turns_add(_rows(

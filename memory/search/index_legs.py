@@ -1,7 +1,7 @@
 """The legs over a user's in-process index (``index``): semantic, turn keyword (BM25 over the
-raw turns, credited to their units) and date (the units said on the day the query names, by
-similarity); then one read of the chosen units' rows. Same hits and candidate counts as the SQL
-legs (``legs``), which also rank the units' own words."""
+raw turns, credited to their units), keyword (BM25 over the units' own words, for units whose
+turns are gone) and date (the units said on the day the query names, by similarity); then one
+read of the chosen units' rows. Same hits and candidate counts as the SQL legs (``legs``)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,14 @@ def index_legs(
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip
     if words:
-        # No BM25 leg over the units' own words: made from the turns, they say the same words,
-        # and counting them twice outweighed the meaning (ADR 0010: R@8 0.667 -> 0.692 without).
         legs["turn_keyword"] = _turn_keyword(index, words, session)
+        # The units' own words count only for units whose turns are gone: made from the turns,
+        # they say the same words, and counted twice they outweighed the meaning (ADR 0010:
+        # R@8 0.667 -> 0.692 without them).
+        scores = np.where(index.orphans() if allowed is None else index.orphans() & allowed,
+                          index.units.scores(words), 0.0)  # fmt: skip
+        if scores.any():
+            legs["keyword"] = [(i, float(scores[i])) for i in _top(scores, CANDIDATES, True)]
     if DATE_LEG and query is not None and (test := date_test(query)) is not None:
         said = np.array([test(day) for day in index.dates], dtype=bool)
         if allowed is not None:
