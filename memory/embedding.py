@@ -76,7 +76,9 @@ class MiniLMEmbedder:
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
-        session, lock = (self.single, self._single_lock) if len(texts) == 1 else (self.session, self._lock)
+        session, lock = (
+            (self.single, self._single_lock) if len(texts) == 1 else (self.session, self._lock)
+        )
         with lock:  # one inference at a time per session; onnxruntime uses the threads
             (hidden,) = session.run(  # type: ignore[attr-defined]
                 ["last_hidden_state"],

@@ -331,8 +331,8 @@ class ContextPackApi(APIView):
         tags=["call path"],
         description="Pack pinned facts, profile, current facts, summary (the stable prefix, "
         "byte-identical while memory is unchanged) and recent turns into a token budget. With a "
-        "`query`, what it refers back to in the session (\"the other account\", \"the previous "
-        "one\", \"same as last time\") and the top search hits join the volatile part; "
+        '`query`, what it refers back to in the session ("the other account", "the previous '
+        'one", "same as last time") and the top search hits join the volatile part; '
         "`retrieved` lists them as packed, in order, with the turns each came from.",
     )
     def post(self, request: Request) -> Response:

@@ -46,7 +46,9 @@ def _open(client: Client, conversation: dict[str, Any], name: str) -> str:
     return str(body["session_id"])
 
 
-def _append(client: Client, session: str, turns: list[dict[str, str]], start: datetime.datetime) -> None:
+def _append(
+    client: Client, session: str, turns: list[dict[str, str]], start: datetime.datetime
+) -> None:
     batch = [{"role": t["role"], "text": t["text"], "seq": i + 1,
               "occurred_at": (start + datetime.timedelta(seconds=40 * i)).isoformat()}
              for i, t in enumerate(turns)]  # fmt: skip
@@ -67,7 +69,9 @@ def ingest(client: Client, data: dict[str, Any]) -> dict[str, dict[str, str]]:
         if conversation["prior"]:
             ids["prior"] = _open(client, conversation, "prior")
             _append(client, ids["prior"], conversation["prior"], START - datetime.timedelta(days=9))
-            status, body, *_ = client.call("POST", f"/v1/users/{conversation['id']}/runs", {"agent": "anaphora"})
+            status, body, *_ = client.call(
+                "POST", f"/v1/users/{conversation['id']}/runs", {"agent": "anaphora"}
+            )
             assert status == 202, body
         for fact in conversation["facts"]:
             status, body, *_ = client.call("POST", f"/v1/users/{conversation['id']}/facts",
@@ -101,12 +105,16 @@ def _covered(items: list[dict[str, Any]]) -> set[str]:
     return out
 
 
-def ask(client: Client, data: dict[str, Any], sessions: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+def ask(
+    client: Client, data: dict[str, Any], sessions: dict[str, dict[str, str]]
+) -> list[dict[str, Any]]:
     rows = []
     for conversation in data["conversations"]:
         ids = sessions[conversation["id"]]
         gold = _gold(conversation, ids)
-        status, packed, elapsed, _ = client.call("POST", "/v1/context", {"session": ids["current"], "query": conversation["probe"]})
+        status, packed, elapsed, _ = client.call(
+            "POST", "/v1/context", {"session": ids["current"], "query": conversation["probe"]}
+        )
         assert status == 200, packed
         status, found, *_ = client.call("POST", "/v1/memory/search", {
             "agent": "anaphora", "user": conversation["id"], "query": conversation["probe"], "k": K})  # fmt: skip
@@ -116,8 +124,14 @@ def ask(client: Client, data: dict[str, Any], sessions: dict[str, dict[str, str]
         texts = {f"{ids[g['session']]}:{g['index'] + 1}": (conversation["turns"] if g["session"] == "current" else conversation["prior"])[g["index"]]["text"]
                  for g in conversation["gold_turns"]}  # fmt: skip
         anywhere = {key for key, text in texts.items() if text.splitlines()[0] in packed["context"]}
-        anywhere |= {g for g in gold if g.startswith("fact:") and g in _covered(packed["retrieved"])}
-        anywhere |= {g for g in gold if g.startswith("fact:") and f"- {g[5:].replace('_', ' ')}:" in packed["context"]}
+        anywhere |= {
+            g for g in gold if g.startswith("fact:") and g in _covered(packed["retrieved"])
+        }
+        anywhere |= {
+            g
+            for g in gold
+            if g.startswith("fact:") and f"- {g[5:].replace('_', ' ')}:" in packed["context"]
+        }
         rows.append({
             "id": conversation["id"], "split": conversation["split"], "kind": conversation["kind"],
             "ms": elapsed,
@@ -143,7 +157,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--probes", type=Path, default=HERE / "probes.json")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -155,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
             port = probe.getsockname()[1]
         server = start_server(var, port, 2, 1)
         try:
-            client = Client(port, json.loads((var / "demo-credentials.json").read_text())["api_key"])
+            client = Client(
+                port, json.loads((var / "demo-credentials.json").read_text())["api_key"]
+            )
             sessions = ingest(client, data)
             rows = ask(client, data, sessions)
         finally:
@@ -171,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     for bucket, row in results["recall"].items():
         print(f"{bucket:<14}{row['probes']:>7}{row['handover']:>10.3f}{row['handover_in_context']:>12.3f}"
               f"{row['search']:>8.3f}{row['recent']:>8.3f}")  # fmt: skip
-    print(f"/v1/context with a query: p50 {results['context_ms']['p50']} ms, p95 {results['context_ms']['p95']} ms")
+    print(
+        f"/v1/context with a query: p50 {results['context_ms']['p50']} ms, p95 {results['context_ms']['p95']} ms"
+    )
     print(f"wrote {args.out / 'anaphora.json'}", file=sys.stderr)
     return 0
 

@@ -32,14 +32,24 @@ TUNE: list[Domain] = [
             "Or a liquid mutual fund with no lock-in, around 6.5 percent.",
         ],
         "people": [
-            ("she", "My sister Kavya is opening her first account next week, she wants one with no minimum balance."),
+            (
+                "she",
+                "My sister Kavya is opening her first account next week, she wants one with no minimum balance.",
+            ),
             ("he", "My accountant Rohan said he needs the interest certificates before 15 June."),
         ],
-        "fact": ("preferred_branch", "Koramangala branch",
-                 "Which branch should I use?", "Use my usual branch for the locker."),
+        "fact": (
+            "preferred_branch",
+            "Koramangala branch",
+            "Which branch should I use?",
+            "Use my usual branch for the locker.",
+        ),
         "small_talk": [
             ("user", "By the way, is the app down today? It logged me out twice."),
-            ("assistant", "There was a short maintenance window this morning; it should be fine now."),
+            (
+                "assistant",
+                "There was a short maintenance window this morning; it should be fine now.",
+            ),
             ("user", "Also, what does KYC actually stand for?"),
             ("assistant", "Know Your Customer: the identity checks a bank must do."),
             ("user", "Okay. It is raining so hard here, I am not stepping out."),
@@ -73,8 +83,12 @@ TUNE: list[Domain] = [
             ("she", "My colleague Ines is joining in Porto; she lands on the evening of 7 May."),
             ("he", "My brother Tomas will meet us in Lisbon, he is coming by train from Coimbra."),
         ],
-        "fact": ("seat_preference", "aisle seat",
-                 "Which seat do you want?", "Give me my usual seat on the return flight."),
+        "fact": (
+            "seat_preference",
+            "aisle seat",
+            "Which seat do you want?",
+            "Give me my usual seat on the return flight.",
+        ),
         "small_talk": [
             ("user", "Is it going to be hot in Portugal in May?"),
             ("assistant", "Usually pleasant, around 20 to 24 degrees in the afternoon."),
@@ -111,8 +125,12 @@ TUNE: list[Domain] = [
             ("she", "My roommate Zoe wants the same shoes; she is a size 7."),
             ("he", "My dad Omar asked for a birthday gift, he likes gardening tools."),
         ],
-        "fact": ("delivery_address", "14 Elm Street, Apt 3",
-                 "Where should we deliver?", "Ship it to my usual address."),
+        "fact": (
+            "delivery_address",
+            "14 Elm Street, Apt 3",
+            "Where should we deliver?",
+            "Ship it to my usual address.",
+        ),
         "small_talk": [
             ("user", "Do you have any discount codes this week?"),
             ("assistant", "There is 10 percent off for new newsletter sign-ups."),
@@ -149,8 +167,7 @@ TUNE: list[Domain] = [
             ("she", "My mother Lata has bad knees, so she cannot climb many stairs."),
             ("he", "My husband Vikram works in Hinjewadi, he wants a short commute."),
         ],
-        "fact": ("budget", "90 lakhs",
-                 "What is your budget?", "Keep it within my usual budget."),
+        "fact": ("budget", "90 lakhs", "What is your budget?", "Keep it within my usual budget."),
         "small_talk": [
             ("user", "Are home loan rates going down this year?"),
             ("assistant", "Some banks trimmed them slightly; it varies by lender."),
@@ -187,8 +204,12 @@ TUNE: list[Domain] = [
             ("she", "My wife Elena is worried; she wants to come to the next appointment."),
             ("he", "My son Jamal drives me, but he only has Fridays off."),
         ],
-        "fact": ("pharmacy", "the Walgreens on 5th Avenue",
-                 "Which pharmacy?", "Send it to my usual pharmacy."),
+        "fact": (
+            "pharmacy",
+            "the Walgreens on 5th Avenue",
+            "Which pharmacy?",
+            "Send it to my usual pharmacy.",
+        ),
         "small_talk": [
             ("user", "Is it normal to feel tired in the afternoon?"),
             ("assistant", "It is common; sleep, meals and hydration all play a part."),
@@ -228,8 +249,12 @@ HELD_OUT: list[Domain] = [
             ("she", "The hiring manager Grace is on leave, she is back on the 20th."),
             ("he", "Our recruiter Kenji screens the calls, he prefers mornings."),
         ],
-        "fact": ("interview_panel", "the platform team panel",
-                 "Who interviews?", "Use the usual panel for this one."),
+        "fact": (
+            "interview_panel",
+            "the platform team panel",
+            "Who interviews?",
+            "Use the usual panel for this one.",
+        ),
         "small_talk": [
             ("user", "Remote roles are getting way more applicants lately."),
             ("assistant", "Yes, often three to four times as many."),
@@ -266,8 +291,12 @@ HELD_OUT: list[Domain] = [
             ("she", "My wife Yuki needs a car on Monday, she has a client visit."),
             ("he", "The mechanic Suresh called, he found a small oil leak."),
         ],
-        "fact": ("service_centre", "the Whitefield service centre",
-                 "Which centre?", "Take it to the usual centre."),
+        "fact": (
+            "service_centre",
+            "the Whitefield service centre",
+            "Which centre?",
+            "Take it to the usual centre.",
+        ),
         "small_talk": [
             ("user", "Petrol prices went up again."),
             ("assistant", "They did, by about a rupee this week."),
@@ -302,10 +331,17 @@ HELD_OUT: list[Domain] = [
         ],
         "people": [
             ("she", "Our SRE lead Priyanka is on call this week; she approved the change window."),
-            ("he", "The security auditor Marco asked for the firewall rules; he needs them by Friday."),
+            (
+                "he",
+                "The security auditor Marco asked for the firewall rules; he needs them by Friday.",
+            ),
         ],
-        "fact": ("maintenance_window", "Sunday 02:00 to 04:00 UTC",
-                 "When can we deploy?", "Do it in the usual maintenance window."),
+        "fact": (
+            "maintenance_window",
+            "Sunday 02:00 to 04:00 UTC",
+            "When can we deploy?",
+            "Do it in the usual maintenance window.",
+        ),
         "small_talk": [
             ("user", "Is YAML ever going to stop hurting?"),
             ("assistant", "Probably not, but linters help."),
@@ -342,8 +378,12 @@ HELD_OUT: list[Domain] = [
             ("she", "My study partner Amara is sick, she missed the last two lectures."),
             ("he", "My tutor Felix moved our session; he can only do evenings now."),
         ],
-        "fact": ("study_time", "early mornings",
-                 "When do you study best?", "Plan the revision at my usual time."),
+        "fact": (
+            "study_time",
+            "early mornings",
+            "When do you study best?",
+            "Plan the revision at my usual time.",
+        ),
         "small_talk": [
             ("user", "The campus wifi is so slow today."),
             ("assistant", "Midterm week does that."),

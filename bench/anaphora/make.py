@@ -22,14 +22,25 @@ OUT = Path(__file__).resolve().parent / "probes.json"
 # the held-out split also tests wording the resolver was not written against).
 PHRASINGS: dict[str, tuple[list[str], list[str]]] = {
     "other": (
-        ["Do that again but for the other {kind}.", "Now the same for the other {kind}, please.",
-         "And for the other {kind}?", "Can you repeat that for the other one?"],
+        [
+            "Do that again but for the other {kind}.",
+            "Now the same for the other {kind}, please.",
+            "And for the other {kind}?",
+            "Can you repeat that for the other one?",
+        ],
         ["Same thing with the other {kind}.", "What about the other one?"],
     ),
     "previous": (
-        ["No, the previous one.", "Actually, let's go with the earlier one.",
-         "Go back to the first option.", "I prefer the one before that."],
-        ["Hmm, the one you mentioned before that, please.", "On second thought, the previous option."],
+        [
+            "No, the previous one.",
+            "Actually, let's go with the earlier one.",
+            "Go back to the first option.",
+            "I prefer the one before that.",
+        ],
+        [
+            "Hmm, the one you mentioned before that, please.",
+            "On second thought, the previous option.",
+        ],
     ),
     "again": (
         ["Can you do that again?", "Please do it again.", "Repeat that last request."],
@@ -40,8 +51,11 @@ PHRASINGS: dict[str, tuple[list[str], list[str]]] = {
         ["Tell me again about that {kind} of mine."],
     ),
     "pronoun_she": (
-        ["What did I tell you about her?", "When did I say she would be around?",
-         "Remind me what she wanted."],
+        [
+            "What did I tell you about her?",
+            "When did I say she would be around?",
+            "Remind me what she wanted.",
+        ],
         ["Anything I should remember about her?", "What was going on with her again?"],
     ),
     "pronoun_he": (
@@ -100,7 +114,10 @@ def _probe(domain: Domain, kind: str, rng: random.Random, held_out: bool) -> dic
         action = user(domain["action"].format(label=label))
         say(domain["action_ack"].format(label=label))
         turns += _filler(domain, rng, rng.randint(0, 5))
-        gold = [{"session": "current", "index": action}, {"session": "current", "index": intro[1 - pick]}]
+        gold = [
+            {"session": "current", "index": action},
+            {"session": "current", "index": intro[1 - pick]},
+        ]
     elif kind == "previous":
         turns += _filler(domain, rng, rng.randint(1, 5))
         user("What options do I have?")
@@ -143,7 +160,7 @@ def _probe(domain: Domain, kind: str, rng: random.Random, held_out: bool) -> dic
         prior += _filler(domain, rng, rng.randint(0, 2))
         turns += _filler(domain, rng, rng.randint(0, 3))
     elif kind == "usual":
-        key, value, question, text = domain["fact"]
+        key, value, _question, text = domain["fact"]
         facts = [{"key": key, "value": value}]
         turns += _filler(domain, rng, rng.randint(1, 5))
         gold = []

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 MONTHS = {name: i for i, name in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}  # fmt: skip
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1)}  # fmt: skip
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december)"
 DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? {_MONTH},? (\d{{4}})\b", re.I)
 MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)

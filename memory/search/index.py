@@ -101,7 +101,7 @@ class UserIndex:
             position = len(self.unit_ids)
             self.max_unit = max(self.max_unit, int(unit_id))
             self.unit_ids.append(int(unit_id))
-            self.vectors.append(np.fromstring(embedding[1:-1], dtype=np.float32, sep=","))  # noqa: NPY201
+            self.vectors.append(np.fromstring(embedding[1:-1], dtype=np.float32, sep=","))
             if session is not None and first is not None:
                 span = (str(session), int(first), int(last if last is not None else first))
                 self.unit_turns.append(span)
@@ -183,7 +183,9 @@ def user_index(
             _indexes.pop(key, None)
             _too_large[key] = None
             return None
-        while sum(len(i.unit_ids) for i in _indexes.values()) > MAX_CACHED_UNITS and len(_indexes) > 1:
+        while (
+            sum(len(i.unit_ids) for i in _indexes.values()) > MAX_CACHED_UNITS and len(_indexes) > 1
+        ):
             _indexes.popitem(last=False)
     return index
 

@@ -10,11 +10,10 @@ from typing import Any
 import numpy as np
 from django.db import connection
 
-from memory.search.hits import Hit, turn_refs
 from memory.search.dates import date_test
+from memory.search.hits import Hit, turn_refs
 from memory.search.index import UserIndex
 from memory.search.legs import CANDIDATES, TURN_CANDIDATES
-
 
 DATE_LEG = True
 DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
@@ -61,7 +60,9 @@ def index_legs(
             said &= allowed
         if said.any():
             dated = np.where(said, similarity, -np.inf)
-            legs["date"] = [(i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]]
+            legs["date"] = [
+                (i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]
+            ]
     return legs, similarity
 
 

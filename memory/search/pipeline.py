@@ -16,6 +16,8 @@ from memory.models import EndUser, Entity, Session
 from memory.search import fusion
 from memory.search.cache import participants, query_cache
 from memory.search.hits import Hit, SearchResult, turn_ref_keys
+from memory.search.index import search_start, user_index
+from memory.search.index_legs import index_hits, index_legs
 from memory.search.legs import (
     facts_leg,
     fallback_leg,
@@ -26,10 +28,7 @@ from memory.search.legs import (
     turn_keyword_leg,
 )
 from memory.search.resolve import references_find
-from memory.search.index import search_start, user_index
-from memory.search.index_legs import index_hits, index_legs
 from schemas.models import Agent
-
 
 IN_PROCESS = True  # the legs over the user's in-process index (memory.search.index)
 
@@ -120,7 +119,12 @@ def _legs_run(
 
 
 def _sql_legs(
-    agent: Agent, user: EndUser, vector: str, words: str, session: str | None, timings: dict[str, float]
+    agent: Agent,
+    user: EndUser,
+    vector: str,
+    words: str,
+    session: str | None,
+    timings: dict[str, float],
 ) -> dict[str, list[Hit]]:
     legs: dict[str, list[Hit]] = {}
     with _timed(timings, "semantic_ms"):

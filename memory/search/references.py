@@ -26,17 +26,40 @@ import re
 from dataclasses import dataclass, field
 
 WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
-_STOP = frozenset("a an the and or but of to in on at for with about from by into over is are was were be been am do does did done doing what when where who whom which why how have has had i you he she it we they me him her us them my your his its our their this that these those there here can could would should will shall may might must not no yes any some please just also so then than too very really okay ok hmm um well now again same other one ones previous earlier first last before after like as time thing things once more let let's lets go going want wanted tell told say said remind me mentioned actually prefer anything something situation around available needs need".split())  # fmt: skip
-_FEMALE = frozenset("she her hers sister mother mom mum wife daughter aunt grandmother niece girlfriend lady woman ms mrs".split())  # fmt: skip
-_MALE = frozenset("he him his brother father dad husband son uncle grandfather nephew boyfriend man mr".split())  # fmt: skip
-_NOT_NAMES = frozenset("I I'm I've I'll Dr Mr Mrs Ms Prof Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December The A An And But Or So Also Please Okay OK Yes No Hmm Can Could Would What When Where Who Why How Is Are Do Does Did My Our Your His Her Their There This That Then Thanks Thank Got Noted Done Sure Great Oh Ugh By Another Or".split())  # fmt: skip
-_ACTION_VERBS = frozenset("add book buy cancel change move transfer pay send ship schedule set scale request ask order renew update upgrade reserve arrange email call file submit apply deploy restart raise lower increase reduce extend swap switch sell open close block unblock top refill".split())  # fmt: skip
+_STOP = frozenset(["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "into", "over", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "done", "doing", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "there", "here", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "please", "just", "also", "so", "then", "than", "too", "very", "really", "okay", "ok", "hmm", "um", "well", "now", "again", "same", "other", "one", "ones", "previous", "earlier", "first", "last", "before", "after", "like", "as", "time", "thing", "things", "once", "more", "let", "let's", "lets", "go", "going", "want", "wanted", "tell", "told", "say", "said", "remind", "me", "mentioned", "actually", "prefer", "anything", "something", "situation", "around", "available", "needs", "need"])  # fmt: skip
+_FEMALE = frozenset(["she", "her", "hers", "sister", "mother", "mom", "mum", "wife", "daughter", "aunt", "grandmother", "niece", "girlfriend", "lady", "woman", "ms", "mrs"])  # fmt: skip
+_MALE = frozenset(["he", "him", "his", "brother", "father", "dad", "husband", "son", "uncle", "grandfather", "nephew", "boyfriend", "man", "mr"])  # fmt: skip
+_NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
+_ACTION_VERBS = frozenset(["add", "book", "buy", "cancel", "change", "move", "transfer", "pay", "send", "ship", "schedule", "set", "scale", "request", "ask", "order", "renew", "update", "upgrade", "reserve", "arrange", "email", "call", "file", "submit", "apply", "deploy", "restart", "raise", "lower", "increase", "reduce", "extend", "swap", "switch", "sell", "open", "close", "block", "unblock", "top", "refill"])  # fmt: skip
 
-_MORE = frozenset("else other another more next alternative alternatives instead".split())
-_ASKS = frozenset("do does did is are was were what when where who whom why how which whose".split())
+_MORE = frozenset(
+    ["else", "other", "another", "more", "next", "alternative", "alternatives", "instead"]
+)
+_ASKS = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "who",
+        "whom",
+        "why",
+        "how",
+        "which",
+        "whose",
+    ]
+)
 
 OTHER = re.compile(r"\bother (one|ones|[a-z]+)\b", re.I)
-PREVIOUS = re.compile(r"\b(previous|earlier|first|original|one before that|before that|go back)\b", re.I)
+PREVIOUS = re.compile(
+    r"\b(previous|earlier|first|original|one before that|before that|go back)\b", re.I
+)
 THAT = re.compile(r"\b(?:that|this) ([a-z]+)\b", re.I)
 AGAIN = re.compile(r"\b(again|once more|one more time|repeat|same thing)\b", re.I)
 LAST_TIME = re.compile(r"\b(last time|as before|same as before|last chat|last session|last call|like before)\b", re.I)  # fmt: skip
@@ -132,7 +155,9 @@ def _other(turns: list[TurnView], noun: str) -> Resolution:
         return Resolution("other")
     this = focus if focus is not None and focus in naming else naming[-1]
     mine = _content(turns[this].text) - {noun, _stem(noun)}
-    candidates = [i for i in naming if i != this and turns[i].role == "user"] or [i for i in naming if i != this]
+    candidates = [i for i in naming if i != this and turns[i].role == "user"] or [
+        i for i in naming if i != this
+    ]
     if not candidates:
         return Resolution("other")
     # "The other" shares least with "this" one; among equals, the later.
@@ -169,8 +194,16 @@ def _previous(turns: list[TurnView], cue: str) -> Resolution:
     series = _offers(turns)
     if not series:
         return Resolution("previous")
-    chosen = series[0] if cue.lower() in {"first", "original"} else series[-2] if len(series) > 1 else series[0]
-    return Resolution("previous", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12])
+    chosen = (
+        series[0]
+        if cue.lower() in {"first", "original"}
+        else series[-2]
+        if len(series) > 1
+        else series[0]
+    )
+    return Resolution(
+        "previous", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12]
+    )
 
 
 def _that(turns: list[TurnView], noun: str) -> Resolution:
@@ -187,7 +220,9 @@ def _again(turns: list[TurnView]) -> Resolution:
     chosen = _latest(turns, _is_request)
     if chosen is None:
         return Resolution("again")
-    return Resolution("again", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12])
+    return Resolution(
+        "again", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12]
+    )
 
 
 def _people(turns: list[TurnView], participants: set[str]) -> list[tuple[int, str, str | None]]:
@@ -204,7 +239,9 @@ def _people(turns: list[TurnView], participants: set[str]) -> list[tuple[int, st
                         or token.lower() in participants):  # fmt: skip
                     continue
                 before = [w.lower() for w in tokens[max(0, position - 3) : position]]
-                if not any(w in {"my", "our", "your", "the", "his", "her", "their"} for w in before):
+                if not any(
+                    w in {"my", "our", "your", "the", "his", "her", "their"} for w in before
+                ):
                     continue
                 if any(w[0].isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in {"my", "our", "the", "your", "his", "her", "their"}):  # fmt: skip
                     continue  # part of a longer proper noun ("the Hotel Alma")
@@ -236,14 +273,23 @@ def _last_time(history: list[TurnView]) -> Resolution:
         chosen = _latest(history, lambda t: t.role == "user" and _substantive(t))
     if chosen is None:
         return Resolution("last_time")
-    return Resolution("last_time", _with_neighbour(history, chosen), words=sorted(_content(history[chosen].text))[:12])
+    return Resolution(
+        "last_time",
+        _with_neighbour(history, chosen),
+        words=sorted(_content(history[chosen].text))[:12],
+    )
 
 
 def _usual(noun: str | None, facts: dict[str, str]) -> Resolution:
     if not noun:
         return Resolution("usual", fact_keys=list(facts)[:3])
     wanted = {_stem(w) for w in _content(noun)} | {w[:5] for w in _content(noun)}
-    keys = [k for k in facts if wanted & ({_stem(p) for p in re.split(r"[_:]", k)} | {p[:5] for p in re.split(r"[_:]", k)})]
+    keys = [
+        k
+        for k in facts
+        if wanted
+        & ({_stem(p) for p in re.split(r"[_:]", k)} | {p[:5] for p in re.split(r"[_:]", k)})
+    ]
     return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys])
 
 

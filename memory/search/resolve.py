@@ -114,4 +114,3 @@ def references_find(*, session: Session, query: str, facts: list[Entity]) -> Ref
     ]
     extra = " ".join(resolution.words[:EXPANSION_WORDS])
     return Referents(resolution, hits, f"{query} {extra}".strip() if extra else query)
-

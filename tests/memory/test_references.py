@@ -73,7 +73,9 @@ def test_a_pronoun_is_the_person_last_named_with_it() -> None:
 
 def test_my_usual_branch_is_the_fact() -> None:
     resolution = references_resolve(
-        "Use my usual branch for the locker.", [], facts={"preferred_branch": "Koramangala", "city": "Pune"}
+        "Use my usual branch for the locker.",
+        [],
+        facts={"preferred_branch": "Koramangala", "city": "Pune"},
     )
     assert resolution.fact_keys == ["preferred_branch"]
 

@@ -7,13 +7,13 @@ import datetime
 import numpy as np
 
 from memory.embedding import embed
+from memory.hot.document import hot_document_rebuild
 from memory.models import ACU, EndUser, Session
 from memory.search import memory_search
 from memory.search.bm25 import Bm25, stem, tokens
 from memory.search.dates import date_test
 from memory.search.index import search_start, user_index
 from memory.services import TurnIn, acu_create_many, hot_document_load, session_open, turn_append
-from memory.hot.document import hot_document_rebuild
 from schemas.models import Agent
 
 UTC = datetime.UTC
@@ -28,7 +28,12 @@ def test_stemming_folds_the_usual_endings() -> None:
 
 def test_bm25_weighs_a_rare_word_over_a_common_one() -> None:
     bm25 = Bm25()
-    for text in ["I like the beach", "I like pottery", "I like hiking", "the pottery class was fun"]:
+    for text in [
+        "I like the beach",
+        "I like pottery",
+        "I like hiking",
+        "the pottery class was fun",
+    ]:
         bm25.add(text)
     scores = bm25.scores("like pottery")
     assert scores.argmax() in (1, 3) and scores[0] < scores[1] and scores[2] < scores[3]
@@ -41,7 +46,11 @@ def test_dates_in_a_query_become_tests_on_the_day() -> None:
     assert not day(datetime.date(2023, 10, 20))
     assert date_test("What did she paint on 1 February, 2023?")(datetime.date(2023, 2, 1))  # type: ignore[misc]
     month = date_test("When did Melanie go camping in July?")
-    assert month is not None and month(datetime.date(2022, 7, 3)) and not month(datetime.date(2023, 6, 30))
+    assert (
+        month is not None
+        and month(datetime.date(2022, 7, 3))
+        and not month(datetime.date(2023, 6, 30))
+    )
     assert date_test("What is her favourite food?") is None
 
 
@@ -63,10 +72,14 @@ def _said(agent: Agent, user: EndUser, lines: list[tuple[str, datetime.datetime]
 def _index(agent: Agent, user: EndUser):  # type: ignore[no-untyped-def]
     state, _ = search_start(tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk,
                             now=datetime.datetime.now(UTC))  # fmt: skip
-    return user_index(tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state)
+    return user_index(
+        tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
+    )
 
 
-def test_the_index_takes_appends_and_reloads_after_a_rebuild(advisor: Agent, priya: EndUser) -> None:
+def test_the_index_takes_appends_and_reloads_after_a_rebuild(
+    advisor: Agent, priya: EndUser
+) -> None:
     session = _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY)])
     index = _index(advisor, priya)
     assert index is not None and (len(index.unit_ids), len(index.turn_keys)) == (1, 1)
@@ -82,11 +95,15 @@ def test_the_index_takes_appends_and_reloads_after_a_rebuild(advisor: Agent, pri
 def test_the_date_leg_prefers_what_was_said_that_month(advisor: Agent, priya: EndUser) -> None:
     _said(advisor, priya, [("We went camping by the lake with the kids.", MAY),
                            ("We went camping in the mountains, it rained.", JULY)])  # fmt: skip
-    result = memory_search(agent=advisor, end_user=priya, query="Where did Priya go camping in July?", k=2)
+    result = memory_search(
+        agent=advisor, end_user=priya, query="Where did Priya go camping in July?", k=2
+    )
     assert "mountains" in result.hits[0].text and "date" in result.hits[0].legs
 
 
-def test_a_unit_whose_turns_are_gone_is_found_by_its_own_words(advisor: Agent, priya: EndUser) -> None:
+def test_a_unit_whose_turns_are_gone_is_found_by_its_own_words(
+    advisor: Agent, priya: EndUser
+) -> None:
     hot_document_load(agent=advisor, end_user=priya)
     text = "On 8 May 2023, Priya booked the Baner flat visit."
     acu_create_many(agent=advisor, end_user=priya, units=[
