@@ -14,7 +14,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bench.anaphora.domains import HELD_OUT, TUNE, Domain
+from bench.anaphora.domains import TUNE, Domain
+from bench.anaphora.held_out import HELD_OUT
 
 OUT = Path(__file__).resolve().parent / "probes.json"
 
