@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(60)
-    results = {"probes": len(rows), "k": K, "recall": summarise(rows),
+    results: dict[str, Any] = {"probes": len(rows), "k": K, "recall": summarise(rows),
                "context_ms": {f"p{q}": round(percentile([r["ms"] for r in rows], q), 2) for q in (50, 95, 99)},
                "misses": [r["id"] for r in rows if r["recall"]["handover"] < 1]}  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)

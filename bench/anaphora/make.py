@@ -102,8 +102,17 @@ def _probe(domain: Domain, kind: str, rng: random.Random, held_out: bool) -> dic
     prior: list[Turn] = []
     gold: list[dict[str, Any]] = []
     facts: list[dict[str, str]] = []
-    user = lambda text: turns.append({"role": "user", "text": text}) or len(turns) - 1  # noqa: E731
-    say = lambda text: turns.append({"role": "assistant", "text": text}) or len(turns) - 1  # noqa: E731
+
+    def add(role: str, text: str) -> int:
+        turns.append({"role": role, "text": text})
+        return len(turns) - 1
+
+    def user(text: str) -> int:
+        return add("user", text)
+
+    def say(text: str) -> int:
+        return add("assistant", text)
+
     pick = rng.randrange(2)
     label = domain["labels"][pick]
     text = None
@@ -137,10 +146,10 @@ def _probe(domain: Domain, kind: str, rng: random.Random, held_out: bool) -> dic
         gold = [{"session": "current", "index": action}]
     elif kind == "that":
         turns += _filler(domain, rng, rng.randint(0, 3))
-        intro = user(domain["items"][pick])
+        said = user(domain["items"][pick])
         say(_acks(domain, pick)["text"])
         turns += _filler(domain, rng, rng.randint(1, 7))
-        gold = [{"session": "current", "index": intro}]
+        gold = [{"session": "current", "index": said}]
     elif kind.startswith("pronoun"):
         people = list(domain["people"])
         rng.shuffle(people)

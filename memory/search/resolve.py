@@ -6,6 +6,7 @@ the previous session's by the same index); the facts are the caller's, already l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import connection
 
@@ -26,7 +27,7 @@ class Referents:
     query: str = ""  # the query for the legs: the user's words and the referent's
 
 
-def _turns(sql: str, params: list[object]) -> list[tuple[object, ...]]:
+def _turns(sql: str, params: list[Any]) -> list[tuple[object, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

@@ -12,7 +12,7 @@ from memory.models import ACU, EndUser, Session
 from memory.search import memory_search
 from memory.search.bm25 import Bm25, stem, tokens
 from memory.search.dates import date_test
-from memory.search.index import search_start, user_index
+from memory.search.index import UserIndex, search_start, user_index
 from memory.services import TurnIn, acu_create_many, hot_document_load, session_open, turn_append
 from schemas.models import Agent
 
@@ -69,12 +69,14 @@ def _said(agent: Agent, user: EndUser, lines: list[tuple[str, datetime.datetime]
     return Session.objects.get(pk=opened.id, tenant_id=agent.tenant_id)
 
 
-def _index(agent: Agent, user: EndUser):  # type: ignore[no-untyped-def]
+def _index(agent: Agent, user: EndUser) -> UserIndex:
     state, _ = search_start(tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk,
                             now=datetime.datetime.now(UTC))  # fmt: skip
-    return user_index(
+    index = user_index(
         tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
     )
+    assert index is not None
+    return index
 
 
 def test_the_index_takes_appends_and_reloads_after_a_rebuild(
@@ -82,13 +84,13 @@ def test_the_index_takes_appends_and_reloads_after_a_rebuild(
 ) -> None:
     session = _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY)])
     index = _index(advisor, priya)
-    assert index is not None and (len(index.unit_ids), len(index.turn_keys)) == (1, 1)
+    assert (len(index.unit_ids), len(index.turn_keys)) == (1, 1)
     turn_append(tenant_id=advisor.tenant_id, session_id=session.pk,
                 turns=[TurnIn(role="user", text="Oscar chewed my shoes.")])  # fmt: skip
     assert _index(advisor, priya) is index and len(index.turn_keys) == 2  # appended, not reloaded
     ACU.objects.filter(tenant_id=advisor.tenant_id, end_user=priya).delete()
     hot_document_rebuild(agent=advisor, end_user=priya)  # a forget or a run rebuilds
-    assert len(_index(advisor, priya).unit_ids) == 0  # type: ignore[union-attr]
+    assert len(_index(advisor, priya).unit_ids) == 0
     assert np.allclose(index.matrix.shape, (0, 384))
 
 
