@@ -318,8 +318,9 @@ class ContextPackApi(APIView):
                     "ContextRetrieved",
                     {
                         "text": serializers.CharField(),
-                        "source": serializers.ChoiceField(choices=["entity", "acu", "turn"]),
-                        "confidence": serializers.ChoiceField(choices=["high", "medium", "low"]),
+                        # Plain strings: a second "source" enum would collide with the facts' one.
+                        "source": serializers.CharField(help_text="entity, acu or turn"),
+                        "confidence": serializers.CharField(help_text="high, medium or low"),
                         "reference": serializers.BooleanField(),
                         "session": serializers.UUIDField(allow_null=True),
                         "turns": serializers.ListField(child=serializers.DictField()),
