@@ -114,3 +114,14 @@ def test_a_unit_whose_turns_are_gone_is_found_by_its_own_words(
     hot_document_rebuild(agent=advisor, end_user=priya)
     result = memory_search(agent=advisor, end_user=priya, query="Baner", k=3)
     assert result.hits[0].text == text and result.hits[0].legs["keyword"]["rank"] == 1
+
+
+def test_an_erased_user_leaves_no_index_behind(advisor: Agent, priya: EndUser) -> None:
+    from memory.search import search_cache_forget_user
+    from memory.search.index import _indexes
+
+    _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY)])
+    _index(advisor, priya)
+    assert any(key[2] == priya.pk for key in _indexes)
+    search_cache_forget_user(end_user_id=priya.pk)
+    assert not any(key[2] == priya.pk for key in _indexes)
