@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import numpy as np
+import pytest
 
 from memory.embedding import embed
 from memory.hot.document import hot_document_rebuild
@@ -125,3 +126,17 @@ def test_an_erased_user_leaves_no_index_behind(advisor: Agent, priya: EndUser) -
     assert any(key[2] == priya.pk for key in _indexes)
     search_cache_forget_user(end_user_id=priya.pk)
     assert not any(key[2] == priya.pk for key in _indexes)
+
+
+def test_a_user_too_large_for_the_index_is_searched_in_sql(
+    advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memory.search.index as index_module
+
+    monkeypatch.setattr(index_module, "MAX_USER_ROWS", 1)
+    monkeypatch.setattr(index_module, "_too_large", {})
+    _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY),
+                           ("The Baner flat has a west view.", JULY)])  # fmt: skip
+    result = memory_search(agent=advisor, end_user=priya, query="Oscar the puppy", k=2)
+    assert "Oscar" in result.hits[0].text
+    assert "semantic_ms" in result.timings and "rank_ms" not in result.timings  # the SQL legs
