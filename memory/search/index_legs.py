@@ -15,7 +15,7 @@ from memory.search.hits import Hit, turn_refs
 from memory.search.index import UserIndex
 from memory.search.legs import CANDIDATES, TURN_CANDIDATES
 
-DATE_LEG = True
+DATE_LEG = True  # False: no date leg (how ADR 0010 measured it)
 DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
 
 

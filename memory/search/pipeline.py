@@ -30,7 +30,7 @@ from memory.search.legs import (
 from memory.search.resolve import references_find
 from schemas.models import Agent
 
-IN_PROCESS = True  # the legs over the user's in-process index (memory.search.index)
+IN_PROCESS = True  # False: every search by the SQL legs (how ADR 0010 compared the two)
 
 
 def memory_search(
