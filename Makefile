@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-scenarios bench-llm-contract faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-anaphora bench-scenarios bench-llm-contract faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -53,6 +53,10 @@ bench-extraction: $(STAMP)
 # Search on LoCoMo against its baselines; ARGS=--skip-replay skips the turn-by-turn replay.
 bench-locomo: $(STAMP)
 	$(PY) -m bench.locomo --data $(or $(DATA),../shared/bench/locomo-dev.json) $(ARGS)
+
+# Reference resolution: referent recall@8 of /v1/context on bench/anaphora/probes.json (README there).
+bench-anaphora: $(STAMP)
+	$(PY) -m bench.anaphora $(ARGS)
 
 # Write-lane correctness on the development scenario suite (bench/scenarios/README.md): its own
 # server and worker on a fresh embedded stack; ARGS='--only re01-priya-pune,tc05-jose-hotspot'.

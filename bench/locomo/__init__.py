@@ -9,7 +9,7 @@
 2. Asks every category 1-4 question through /v1/memory/search after the last session, at k = 10
    (top-k figures, latency) and at k = 50 (the API's maximum, to fill the token budgets).
 3. Baselines in process on the same turns, each indexed as `[<date>] <speaker>: <text>`: dense
-   (the service's embedder, exact cosine), BM25 (bm25s), their reciprocal-rank fusion (k = 60),
+   (the service's embedder, exact cosine), BM25 (bm25s), their reciprocal-rank fusion (k = 20),
    and the last turns (recency).
 4. Scores, per system, per category and overall (answers and evidence are read only here):
    recall@k (the share of a question's evidence turns the top k cover), hit@k (any of them),

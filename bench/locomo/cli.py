@@ -34,18 +34,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True, type=Path)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument(
+        "--threads", type=int, default=1, help="gunicorn threads per worker (make run: 2)"
+    )
+    parser.add_argument(
+        "--var",
+        type=Path,
+        help="keep the stack in this directory; a second run on it reuses what was ingested",
+    )
+    parser.add_argument(
         "--skip-replay", action="store_true", help="skip the turn-by-turn prefix replay"
+    )
+    parser.add_argument(
+        "--no-baselines", action="store_true", help="the service only (for quick iterations)"
     )
     parser.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     args = parser.parse_args(argv)
     conversations = load(args.data)
 
     with tempfile.TemporaryDirectory(prefix="hv-locomo-") as tmp:
-        var = Path(tmp) / "var"
+        var = args.var.resolve() if args.var else Path(tmp) / "var"
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        server = start_server(var, port, args.workers, 1)
+        server = start_server(var, port, args.workers, args.threads)
         try:
             key = json.loads((var / "demo-credentials.json").read_text())["api_key"]
             client = Client(port, key)
@@ -56,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(60)
-    baselines = rankings(conversations, asked)
+    baselines = {} if args.no_baselines else rankings(conversations, asked)
 
     gold = evidence(args.data)
     scored = [q for q in asked if gold[(q["conversation"], q["index"])]]  # LOCOMO.md: skip empty
@@ -92,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             line = {"conversation": q["conversation"], "index": q["index"], "category": q["category"],
                     "question": q["question"], "evidence": sorted(gold[key]),
                     "systems": {s: {"ids": ranked[s][key]["ids"], "tokens": ranked[s][key]["tokens"]}
-                                for s in (*SERVICE, *SYSTEMS)}}  # fmt: skip
+                                for s in (*SERVICE, *SYSTEMS) if s in ranked}}  # fmt: skip
             out.write(json.dumps(line) + "\n")
     chart(results, args.out / "locomo.png")
     report(results, args.out)
@@ -105,10 +116,13 @@ def latency(asked: list[dict[str, Any]], system: str) -> dict[str, Any]:
 
     calls = [q[system] for q in asked]
     out: dict[str, Any] = pcts([c["ms"] for c in calls])
-    out["server_p50"] = round(percentile([c["server_ms"] for c in calls], 50), 2)
-    # Where search time goes, per part (server side, ms): the query embedding, the legs, and
-    # the turn-log fallback when it ran.
-    for part in ("embed_ms", "legs_ms", "fallback_ms"):
+    for side in ("server", "db"):
+        values = [c.get(f"{side}_ms", 0.0) for c in calls]
+        out[f"{side}_p50"] = round(percentile(values, 50), 2)
+        out[f"{side}_p95"] = round(percentile(values, 95), 2)
+    # Where search time goes, per part (server side, ms): the query embedding, each leg, fusion,
+    # stale marks and the turn-log fallback when it ran (a call without a part counts 0).
+    for part in sorted({p for c in calls for p in c["parts"]}):
         values = [c["parts"].get(part, 0.0) for c in calls]
         out[part] = {
             "p50": round(percentile(values, 50), 2),

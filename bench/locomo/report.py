@@ -32,7 +32,9 @@ def short(column: str) -> str:
 
 
 def bucket(results: dict[str, Any], system: str, category: str) -> dict[str, Any]:
-    scores = results["systems"][system]
+    scores = results["systems"].get(system, {})
+    if not scores:
+        return {}
     return scores if category == "all" else scores["by_category"].get(category, {})
 
 

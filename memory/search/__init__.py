@@ -1,14 +1,17 @@
 """Memory search (DESIGN §7): scoped to one (tenant, agent, user) before anything else.
 
-Legs (``legs``): semantic (pgvector cosine over the user's memory units, exact scan), keyword
-(PostgreSQL full text, an OR of the query's lexemes, ranked by cover density), turn keyword (the
-same over the raw turns, credited to their units) and current facts (active facts whose key or
-value the query names). Fusion (``fusion``): reciprocal rank fusion plus a subject and a recency
-prior. When the best semantic similarity is under the agent's confidence threshold, or too few
-results come back, the raw turn log is searched too; those results always score below every
-memory unit and say `confidence: low`. A memory unit said while a fact it mentions held an older
-value is marked stale, with its date, and is never high confidence: only facts are current.
-``cache`` is what one process remembers between searches; ``pipeline`` runs the steps in order.
+Legs: semantic (cosine over the user's memory units), turn keyword (BM25 over the raw turns,
+credited to the units made from them), keyword (the units' own words, for units whose turns are
+gone), date (units said on the day or month the query names) and current facts — over the
+user's index held in the process (``index``, ``index_legs``, ``bm25``, ``dates``), or in SQL
+(``legs``) for very large users and other languages. Fusion (``fusion``): reciprocal rank
+fusion plus a subject and a recency prior. When the best semantic similarity is under the
+agent's confidence threshold, or too few results come back, the raw turn log is searched too;
+those results always score below every memory unit and say `confidence: low`. A memory unit said
+while a fact it mentions held an older value is marked stale, with its date, and is never high
+confidence: only facts are current. With a session, references in the query ("the other one",
+"same as last time") are resolved first (``references``, ``resolve``) and what they point at
+leads. ``cache`` is what one process remembers between searches; ``pipeline`` runs the steps.
 """
 
 from memory.search.cache import search_cache_forget_user

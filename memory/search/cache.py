@@ -12,6 +12,7 @@ import numpy as np
 
 from memory.embedding import default_embedder
 from memory.models import EndUser, Session
+from memory.search.index import index_forget_user
 from memory.validation import participants_of
 from schemas.models import Agent
 
@@ -63,9 +64,12 @@ def participants(agent: Agent, user: EndUser) -> set[str]:
 
 def search_cache_forget_user(*, end_user_id: int) -> None:
     """Drop what this process remembers of a user after an erase: their participants' names,
-    and every cached query (their questions may be among them; which ones is not recorded)."""
+    their search index (memory.search.index) and every cached query (their questions may be
+    among them; which ones is not recorded). Other processes forget the index when it is next
+    evicted (the user's id is never searched again)."""
     for key in [k for k in _participants_seen if k[1] == end_user_id]:
         _participants_seen.pop(key, None)
+    index_forget_user(end_user_id)
     query_cache.clear()
 
 

@@ -8,13 +8,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import numpy as np
 from django.utils import timezone
 
 from memory.embedding import vector_literal
-from memory.models import EndUser, Entity
+from memory.models import EndUser, Entity, Session
 from memory.search import fusion
 from memory.search.cache import participants, query_cache
-from memory.search.hits import Hit, SearchResult
+from memory.search.hits import Hit, SearchResult, turn_ref_keys
+from memory.search.index import search_start, user_index
+from memory.search.index_legs import index_hits, index_legs
 from memory.search.legs import (
     facts_leg,
     fallback_leg,
@@ -24,8 +27,10 @@ from memory.search.legs import (
     superseded_history,
     turn_keyword_leg,
 )
-from memory.selectors import entity_list
+from memory.search.resolve import references_find
 from schemas.models import Agent
+
+IN_PROCESS = True  # False: every search by the SQL legs (how ADR 0010 compared the two)
 
 
 def memory_search(
@@ -36,15 +41,33 @@ def memory_search(
     k: int = 10,
     session: str | None = None,
     now: datetime.datetime | None = None,
+    resolve_in: Session | None = None,
 ) -> SearchResult:
+    """The best ``k`` hits for ``query``; ``session`` keeps the legs to that session's memory;
+    ``resolve_in`` resolves references in the query against that session (its recent turns,
+    the user's previous session, the facts): what the query points at leads the results, and
+    its words join the query the legs search with."""
     now = now or timezone.now()
     timings: dict[str, float] = {}
+    with _timed(timings, "start_ms"):
+        state, current_facts = search_start(
+            tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=end_user.pk, now=now
+        )
+    referents = None
+    if resolve_in is not None:
+        with _timed(timings, "resolve_ms"):
+            referents = references_find(session=resolve_in, query=query, facts=current_facts)
+        query = referents.query
     with _timed(timings, "embed_ms"):
-        vector = vector_literal(query_cache.get(query))
+        vector = query_cache.get(query)
     with _timed(timings, "legs_ms"):
-        legs, current_facts = _legs_run(agent, end_user, query, vector, session, now)
-    ranked = _fuse(agent, end_user, query, legs, k)
-    _stale_mark(agent, end_user, ranked, current_facts)
+        legs = _legs_run(agent, end_user, query, vector, session, current_facts, state, timings)
+    with _timed(timings, "fuse_ms"):
+        ranked = _fuse(agent, end_user, query, legs, k)
+    with _timed(timings, "stale_ms"):
+        _stale_mark(agent, end_user, ranked, current_facts)
+    if referents is not None and referents.hits:
+        ranked = _referents_first(referents.hits, ranked, k)
     fallback = fusion.fallback_due(
         ranked,
         threshold=agent.search_confidence_threshold,
@@ -67,24 +90,62 @@ def _legs_run(
     agent: Agent,
     user: EndUser,
     query: str,
-    vector: str,
+    vector: np.ndarray,
     session: str | None,
-    now: datetime.datetime,
-) -> tuple[dict[str, list[Hit]], list[Entity]]:
-    """Each leg's hits, best first, and the user's current facts (stale marks read them too)."""
-    legs = {"semantic": semantic_leg(agent=agent, user=user, vector=vector, session=session)}
-    if agent.hybrid_search:
-        words = keyword_query(query, participants(agent, user))
-        if words:
+    current_facts: list[Entity],
+    state: tuple[int, int],
+    timings: dict[str, float],
+) -> dict[str, list[Hit]]:
+    """Each leg's hits, best first; each leg's time goes into ``timings`` (ADR 0010's
+    profile). Over the user's in-process index when it can hold them (english), else in SQL."""
+    words = keyword_query(query, participants(agent, user)) if agent.hybrid_search else ""
+    index = None
+    if IN_PROCESS and agent.search_language == "english":
+        with _timed(timings, "index_ms"):
+            index = user_index(
+                tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
+            )
+    if index is not None:
+        with _timed(timings, "rank_ms"), index.lock:
+            ranked, similarity = index_legs(
+                index, vector=vector, words=words or None, session=session, query=query
+            )
+        with _timed(timings, "rows_ms"):
+            legs = index_hits(index, ranked, similarity, scope=[agent.tenant_id, agent.pk, user.pk])
+    else:
+        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings)
+    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
+    return legs
+
+
+def _sql_legs(
+    agent: Agent,
+    user: EndUser,
+    vector: str,
+    words: str,
+    session: str | None,
+    timings: dict[str, float],
+) -> dict[str, list[Hit]]:
+    legs: dict[str, list[Hit]] = {}
+    with _timed(timings, "semantic_ms"):
+        legs["semantic"] = semantic_leg(agent=agent, user=user, vector=vector, session=session)
+    if words:
+        with _timed(timings, "keyword_ms"):
             legs["keyword"] = keyword_leg(
                 agent=agent, user=user, words=words, vector=vector, session=session
             )
+        with _timed(timings, "turn_keyword_ms"):
             legs["turn_keyword"] = turn_keyword_leg(
                 agent=agent, user=user, words=words, vector=vector, session=session
             )
-    current_facts = list(entity_list(agent=agent, end_user=user, now=now))
-    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
-    return legs, current_facts
+    return legs
+
+
+def _referents_first(referents: list[Hit], ranked: list[Hit], k: int) -> list[Hit]:
+    """What the query points at, then the search's hits that cover other turns and facts."""
+    taken = fusion.covered_turns(referents) | {h.id for h in referents}
+    rest = [h for h in ranked if h.id not in taken and not (set(turn_ref_keys(h)) & taken)]
+    return (referents + rest)[:k]
 
 
 def _fuse(agent: Agent, user: EndUser, query: str, legs: dict[str, list[Hit]], k: int) -> list[Hit]:

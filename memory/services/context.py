@@ -3,11 +3,11 @@ each for a session or a user it may see."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory.hot.document import hot_document_load
 from memory.rendering import Packed
-from memory.search import SearchResult, memory_search
+from memory.search import Hit, SearchResult, memory_search
 from memory.selectors.hot import context_pack
 from memory.selectors.sessions import (
     end_user_get_for_tenant,
@@ -16,13 +16,14 @@ from memory.selectors.sessions import (
 )
 from schemas.models import Agent
 
-SEARCH_HITS_IN_CONTEXT = 5  # ≈ 5 short memory units; they share the budget with the turns
+SEARCH_HITS_IN_CONTEXT = 8  # ≈ 8 short memory units or turns; they share the budget with the turns
 
 
 @dataclass(frozen=True)
 class ContextPacked:
     packed: Packed
     hot_version: int
+    retrieved: list[Hit] = field(default_factory=list)  # the hits packed, in order
 
 
 def context_pack_for_session(
@@ -45,18 +46,20 @@ def context_pack_for_session(
         end_user=session.end_user,
         current=(session.hot_version, session.hot_stable_version),  # type: ignore[attr-defined]
     )
-    hits: list[str] = []
+    hits: list[Hit] = []
     if query:
         found = memory_search(
-            agent=session.agent, end_user=session.end_user, query=query, k=SEARCH_HITS_IN_CONTEXT
-        )
-        hits = [hit.text for hit in found.hits if hit.source != "entity"]
+            agent=session.agent, end_user=session.end_user, query=query,
+            k=SEARCH_HITS_IN_CONTEXT, resolve_in=session,
+        )  # fmt: skip
+        # Facts are in the document already, except one the query points at ("my usual…").
+        hits = [h for h in found.hits if h.source != "entity" or "reference" in h.legs]
     packed = context_pack(
         document=document,
         budget_tokens=budget_tokens or session.agent.context_budget_tokens,
-        hits=hits,
+        hits=[hit.text for hit in hits],
     )
-    return ContextPacked(packed, document["version"])
+    return ContextPacked(packed, document["version"], [hits[i] for i in packed.hits_kept])
 
 
 def memory_search_for_user(
@@ -67,15 +70,17 @@ def memory_search_for_user(
     k: int,
     session_id: object | None = None,
 ) -> SearchResult:
-    """Search one user's memory for one agent; ``session_id`` (a session of this user's)
-    boosts what was said in it."""
+    """Search one user's memory for one agent; with ``session_id`` (a session of this user's)
+    the search keeps to what was said in it, and references in the query ("the other one",
+    "same as last time") are resolved against it first."""
     end_user = end_user_get_for_tenant(tenant_id=agent.tenant_id, external_id=user_external_id)
+    session = None
     if session_id is not None:
-        session_get_for_user(
+        session = session_get_for_user(
             tenant_id=agent.tenant_id, session_id=session_id, agent_id=agent.pk,
             end_user_id=end_user.pk,
         )  # fmt: skip
     return memory_search(
         agent=agent, end_user=end_user, query=query, k=k,
-        session=str(session_id) if session_id else None,
+        session=str(session_id) if session_id else None, resolve_in=session,
     )  # fmt: skip

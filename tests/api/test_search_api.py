@@ -66,6 +66,34 @@ def test_context_with_a_query_adds_hits_after_the_stable_part(client_a: Any) -> 
     )
 
 
+def test_context_resolves_the_other_account_to_the_one_not_acted_on(client_a: Any) -> None:
+    session = client_a.post(
+        "/v1/sessions", {"agent": "property", "user": "priya", "session": "bank"}, format="json"
+    ).json()["session_id"]
+    lines = [
+        ("user", "I have a savings account with HDFC ending 4417, my salary lands there."),
+        ("assistant", "Noted, the HDFC savings account."),
+        ("user", "There is also a joint current account at ICICI ending 9032 for the house."),
+        ("assistant", "Noted, the ICICI joint current account."),
+        ("user", "Please move 20,000 rupees from the ICICI joint current account into my PPF."),
+        ("assistant", "Done: 20,000 rupees moved from the ICICI joint current account."),
+        ("user", "Is there a limit on UPI payments per day?"),
+        ("assistant", "Most banks allow one lakh rupees a day."),
+        ("user", "Do that again but for the other one."),
+    ]
+    turns = [{"role": r, "text": t, "seq": i + 1} for i, (r, t) in enumerate(lines)]
+    client_a.post(f"/v1/sessions/{session}/turns:batch", {"turns": turns}, format="json")
+    body = client_a.post(
+        "/v1/context", {"session": session, "query": "Do that again but for the other one."},
+        format="json",
+    ).json()  # fmt: skip
+    referents = [r for r in body["retrieved"] if r["reference"]]
+    seqs = [t["seq"] for r in referents for t in r["turns"]]
+    assert seqs[0] == 5 and 1 in seqs and 3 not in seqs  # the transfer, then the HDFC account
+    assert referents[0]["source"] == "turn" and referents[0]["confidence"] == "high"
+    assert "ending 4417" in body["context"].split("## Retrieved from memory")[1]
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [({"agent": "property", "user": "nobody", "query": "x"}, "user_not_found"),

@@ -1,0 +1,114 @@
+"""The legs over a user's in-process index (``index``): semantic, turn keyword (BM25 over the
+raw turns, credited to their units), keyword (BM25 over the units' own words, for units whose
+turns are gone) and date (the units said on the day the query names, by similarity); then one
+read of the chosen units' rows. Same hits and candidate counts as the SQL legs (``legs``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from memory.search.dates import date_test
+from memory.search.hits import Hit, turn_refs
+from memory.search.index import UserIndex
+from memory.search.legs import CANDIDATES, TURN_CANDIDATES
+
+DATE_LEG = True  # False: no date leg (how ADR 0010 measured it)
+DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
+
+
+def _top(scores: np.ndarray, n: int, positive: bool) -> list[int]:
+    if not len(scores):
+        return []
+    n = min(n, len(scores))
+    part = np.argpartition(-scores, n - 1)[:n]
+    order = part[np.argsort(-scores[part], kind="stable")]
+    return [int(i) for i in order if not positive or scores[i] > 0]
+
+
+def index_legs(
+    index: UserIndex,
+    *,
+    vector: np.ndarray,
+    words: str | None,
+    session: str | None,
+    query: str | None = None,
+) -> tuple[dict[str, list[tuple[int, float]]], np.ndarray]:
+    """leg → [(unit position, leg score)], best first; and every unit's cosine. ``words``:
+    the keyword query (None: no keyword legs); ``session``: keep to that session's units."""
+    similarity = index.matrix @ vector if index.unit_ids else np.zeros(0, np.float32)
+    allowed = None
+    if session is not None:
+        allowed = np.array([span is not None and span[0] == session for span in index.unit_turns])
+    masked = similarity if allowed is None else np.where(allowed, similarity, -np.inf)
+    legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
+                         if allowed is None or allowed[i]]}  # fmt: skip
+    if words:
+        legs["turn_keyword"] = _turn_keyword(index, words, session)
+        # The units' own words count only for units whose turns are gone: made from the turns,
+        # they say the same words, and counted twice they outweighed the meaning (ADR 0010:
+        # R@8 0.667 -> 0.692 without them).
+        scores = np.where(index.orphans() if allowed is None else index.orphans() & allowed,
+                          index.units.scores(words), 0.0)  # fmt: skip
+        if scores.any():
+            legs["keyword"] = [(i, float(scores[i])) for i in _top(scores, CANDIDATES, True)]
+    if DATE_LEG and query is not None and (test := date_test(query)) is not None:
+        said = np.array([test(day) for day in index.dates], dtype=bool)
+        if allowed is not None:
+            said &= allowed
+        if said.any():
+            dated = np.where(said, similarity, -np.inf)
+            legs["date"] = [
+                (i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]
+            ]
+    return legs, similarity
+
+
+def _turn_keyword(index: UserIndex, words: str, session: str | None) -> list[tuple[int, float]]:
+    """BM25 over the raw turns (the words as said), each matching turn crediting the units made
+    from it with its score; a unit keeps its best turn's."""
+    scores = index.turns.scores(words)
+    if session is not None:
+        scores = np.where([k[0] == session for k in index.turn_keys], scores, 0.0)
+    best: dict[int, float] = {}
+    for turn in _top(scores, TURN_CANDIDATES, True):
+        for unit in index.by_turn.get(index.turn_keys[turn], []):
+            best[unit] = max(best.get(unit, 0.0), float(scores[turn]))
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], index.unit_ids[kv[0]]))
+    return ranked[:CANDIDATES]
+
+
+def index_hits(
+    index: UserIndex,
+    legs: dict[str, list[tuple[int, float]]],
+    similarity: np.ndarray,
+    *,
+    scope: list[int],
+) -> dict[str, list[Hit]]:
+    """The legs as hits: one read of the rows of every unit any leg chose."""
+    positions = sorted({p for ranked in legs.values() for p, _ in ranked})
+    if not positions:
+        return {leg: [] for leg in legs}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, text, session_id, first_seq, last_seq, occurred_at FROM memory_acu "
+            "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND id = ANY(%s)",
+            [*scope, [index.unit_ids[p] for p in positions]],
+        )
+        rows: dict[int, tuple[Any, ...]] = {int(r[0]): r for r in cursor.fetchall()}
+    out: dict[str, list[Hit]] = {}
+    for leg, ranked in legs.items():
+        hits = []
+        for position, score in ranked:
+            row = rows.get(index.unit_ids[position])
+            if row is None:
+                continue  # deleted since the index was read
+            hit = Hit(f"acu:{row[0]}", "acu", row[1], row[5], str(row[2]) if row[2] else None,
+                      turn_refs(row[2], row[3], row[4]), similarity=float(similarity[position]))  # fmt: skip
+            if leg != "semantic":
+                hit.legs[leg] = {"score": round(score, 4)}
+            hits.append(hit)
+        out[leg] = hits
+    return out
