@@ -112,10 +112,48 @@ def main() -> int:
         f"{t['turns_per_s']:.0f} turns/s; target ≤ 60 s for the five dev conversations); import {t['import_s']:.1f} s\n"
         f"memory units per turn {t['acus_per_turn']:.2f}, duplicates dropped {t['duplicates_dropped']}, atomicity "
         f"rejects {t['atomicity_rejects']}, facts {t['facts']}, peak memory {t['peak_rss_mb']:.0f} MB\n"
+        f"assembled blocks stating a superseded value as current: {t['blocks_contradicted']} of {t['blocks']}"
+        f" ({100 * t['blocks_contradicted'] / max(t['blocks'], 1):.1f} %; target < 0.5 %)\n"
         f"stage time (s): {', '.join(f'{k} {v:.1f}' for k, v in t['stage_s'].items())}"
     )
     print(f"wrote {RESULTS / 'extraction.json'}")
     return 0
+
+
+# Queries a /v1/context pack is asked with: what an agent of a general assistant looks up. The
+# LoCoMo questions are never read.
+PROBES = ["what does she do for work", "where does he live", "what are they planning", "family",
+          "recent news", "how are they feeling", "hobbies", "upcoming events"]  # fmt: skip
+
+
+def consistency(
+    tenant: Any, agent: Any, user: Any, conversation: dict[str, Any]
+) -> tuple[int, int, list[str]]:
+    """Blocks an agent gets (the session-start block, a /v1/context pack without a query and one
+    per probe query) that state as current a value the user's facts no longer hold (a superseded
+    version's), on a fact line or in the summary: the scenario suite's contradiction check,
+    against Handover's own fact timeline (LoCoMo has no labels for it)."""
+    from bench.scenarios_run.scoring import contradictions
+    from memory.models import Entity
+    from memory.services.context import context_pack_for_session
+    from memory.services.sessions import session_start
+
+    rows = list(Entity.objects.filter(agent=agent, end_user=user).exclude(status="retracted")
+                .values_list("key", "field", "value", "status"))  # fmt: skip
+    types = {f["key"]: f["type"] for f in agent.schemas.get(is_active=True).fields}
+    current = {(k, str(v)) for k, _, v, status in rows if status == "active"}
+    stale = [{"key": k, "value": v, "kind": "superseded"} for k, _, v, status in rows
+             if status == "superseded" and (k, str(v)) not in current]  # fmt: skip
+    keep = [(k, types[f], v) for k, f, v, status in rows if status == "active"]
+    started = session_start(tenant_id=tenant.pk, agent_scope=None, agent_slug=agent.slug,
+                            user_external_id=user.external_id, external_id=f"{conversation['id']}-check")  # fmt: skip
+    texts = [started.body["context_block"]]
+    session = started.body["session_id"]
+    for query in [None, *PROBES]:
+        packed = context_pack_for_session(tenant_id=tenant.pk, session_id=session, query=query)
+        texts.append(packed.packed.text)
+    found = [contradictions(text, stale, types, keep) for text in texts]
+    return len(texts), sum(1 for f in found if f), [x["text"][:120] for f in found for x in f]
 
 
 def run(data: list[dict[str, Any]]) -> dict[str, Any]:
@@ -161,8 +199,11 @@ def run(data: list[dict[str, Any]]) -> dict[str, Any]:
                 stage_totals[stage] = stage_totals.get(stage, 0.0) + ms / 1000
             if not done.counts.get("turns"):
                 break
+        extract_s = round(time.perf_counter() - started, 2)
+        blocks, contradicted, findings = consistency(tenant, agent, user, conversation)
         per.append({"id": conversation["id"], "turns": turns, "import_s": round(imported, 2),
-                    "extract_s": round(time.perf_counter() - started, 2), **figures})  # fmt: skip
+                    "extract_s": extract_s, **figures, "blocks": blocks,
+                    "blocks_contradicted": contradicted, "findings": findings[:5]})  # fmt: skip
         print(
             f"{conversation['id']}: {turns} turns, extraction {per[-1]['extract_s']} s",
             file=sys.stderr,
@@ -179,6 +220,8 @@ def run(data: list[dict[str, Any]]) -> dict[str, Any]:
         "duplicates_dropped": sum(c["duplicates_dropped"] for c in per),
         "atomicity_rejects": sum(c["atomicity_rejects"] for c in per),
         "facts": sum(c["facts"] for c in per),
+        "blocks": sum(c["blocks"] for c in per),
+        "blocks_contradicted": sum(c["blocks_contradicted"] for c in per),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "stage_s": {k: round(v, 2) for k, v in sorted(stage_totals.items()) if k != "total"},
         "extractor": "rules",

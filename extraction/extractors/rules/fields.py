@@ -9,6 +9,7 @@ Built once per schema and cached by the schema's content.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -105,6 +106,7 @@ _SUFFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stem, the same for a word's common forms ("expected", "expectation" → expect;
     "moving", "move" → mov)."""

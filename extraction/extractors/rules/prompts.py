@@ -83,13 +83,15 @@ def _prior(question: str, profile: Profile) -> float:
 
 
 def _rank(
-    question: str, vector: np.ndarray, fields: list[Profile]
+    question: str, vector: np.ndarray | None, fields: list[Profile]
 ) -> list[tuple[Profile, float, str]]:
+    """The fields a sentence asks about, best first: by their words (and the wh-word's type),
+    and, for a question, by meaning."""
     ranked = []
     for profile in fields:
         words, word = cue_score(profile, question)
         words += _prior(question, profile)
-        sim = similarity(profile, vector)
+        sim = similarity(profile, vector) if vector is not None else 0.0
         if profile.person_name and not NAME_QUESTION.search(question):
             continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
         if words >= ASKED_MIN_WORDS or sim >= ASKED_MIN_SIMILARITY:
@@ -131,9 +133,9 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     question = questions[-1] if questions else (said[-1] if said else "")
     kind = question_kind(question) if questions else ""
     asked = (
-        _rank(question, vectors[question], fields)
-        if question in vectors and not CLOSER.match(question)
-        else []
+        []
+        if not question or CLOSER.match(question)
+        else _rank(question, vectors.get(question), fields)
     )
     if not questions:
         asked = [a for a in asked if a[1] >= 1.2]  # a statement names a field less surely

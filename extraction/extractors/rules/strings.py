@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
@@ -254,10 +255,15 @@ def answer_phrase(profile: Profile, reply: str) -> str | None:
     return phrase[:1].upper() + phrase[1:] if profile.proper else phrase
 
 
+@functools.lru_cache(maxsize=4096)
+def _tokens(clause: str) -> tuple[tuple[str, int], ...]:
+    return tuple((stem(m.group(0)), m.end()) for m in re.finditer(r"[\w'-]+", clause))
+
+
 def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
     """Where values start in the clause: after each place it has the example's lead-in words
     (compared by stem)."""
-    tokens = [(stem(m.group(0)), m.end()) for m in re.finditer(r"[\w'-]+", clause)]
+    tokens = _tokens(clause)
     want = [stem(w) for w in before]
     return [tokens[i + len(want) - 1][1] for i in range(len(tokens) - len(want) + 1)
             if [t for t, _ in tokens[i : i + len(want)]] == want]  # fmt: skip
@@ -291,8 +297,9 @@ def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
             out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
     if out or not profile.proper:
         return out
+    present = {t for t, _ in _tokens(clause)}
     for word in sorted(profile.words, key=profile.words.get, reverse=True):  # type: ignore[arg-type]
-        if profile.words[word] < 0.3 or is_value_word(profile, word):
+        if word not in present or profile.words[word] < 0.3 or is_value_word(profile, word):
             continue
         for at in _lead_ins((word,), clause):
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
