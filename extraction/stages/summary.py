@@ -121,36 +121,45 @@ def _norm(type_: str, version: Version) -> Any:
 def _uncovered(
     sentence: str, start: int, fields: list[dict[str, Any]], versions: list[Version]
 ) -> bool:
-    """Whether the sentence states a value the facts hold otherwise: an amount or a date (when
-    the schema has fields of that type) that no current fact holds, a number beside a word of
-    its field that its current fact does not hold, or a choice or text value a fact held before.
-    Such a value is old (superseded, or never recorded: "1.5 cr. actually no, 1.8"); the facts
-    say what holds now, with its history. What someone else paid or owns stays (theirs, and
-    said so)."""
+    """Whether the sentence states a value the facts speak for: an amount or a date (when the
+    schema has fields of that type), a number beside a word or thing of a number field, a
+    choice of an enum field, or a value a text field holds or held. The facts say such values,
+    current and with their history; a summary that repeats them adds nothing and, the moment
+    one changes or was misread, contradicts them. What someone else paid or owns stays (theirs,
+    and said so)."""
     body = sentence[start:]
     if RELATIVE.search(body):  # "Priya's cousin paid …" (not "Priya's budget": she is the user)
         return False
     types = {f["type"] for f in fields}
-    current = {
-        t: {_norm(t, v) for v in versions if v.active and _type(fields, v) == t} for t in types
-    }
     for type_ in (FieldType.MONEY, FieldType.DATE):
-        if type_ in types and any(
-            v not in current[type_] for v, _, _ in _spans(type_, sentence, start)
+        if type_ in types and _spans(type_, sentence, start):
+            return True
+    lowered = body.lower()
+    if _spans(FieldType.NUMBER, sentence, start) and any(
+        f["type"] == FieldType.NUMBER
+        and (names_field(f, body) or _names_thing(f, versions, lowered))
+        for f in fields
+    ):
+        return True  # "3 bedrooms", "atorvastatin 10"
+    for field in fields:
+        if field["type"] == FieldType.ENUM and any(
+            re.search(rf"\b{re.escape(str(c).lower())}\b", lowered)
+            for c in field.get("choices") or []
         ):
             return True
-    for field in fields:
-        if field["type"] == FieldType.NUMBER and names_field(field, body):
-            held = {
-                _norm(FieldType.NUMBER, v) for v in versions if v.active and v.field == field["key"]
-            }
-            if any(v not in held for v, _, _ in _spans(FieldType.NUMBER, sentence, start)):
-                return True  # "3 bedrooms" when 4 are wanted now
-    lowered = body.lower()
-    old = {v.value_text.lower() for v in versions if not v.active and v.field not in _NAME_FIELDS
-           and _type(fields, v) in (FieldType.STRING, FieldType.ENUM) and len(v.value_text) >= 3}  # fmt: skip
-    old -= {v.value_text.lower() for v in versions if v.active}
-    return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", lowered) for t in old)
+    texts = {v.value_text.lower() for v in versions if v.field not in _NAME_FIELDS and len(v.value_text) >= 3
+             and _type(fields, v) == FieldType.STRING}  # fmt: skip
+    return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", lowered) for t in texts)
+
+
+def _names_thing(field: dict[str, Any], versions: list[Version], lowered: str) -> bool:
+    """Whether the text names one of the things a field keeps a fact per ("atorvastatin")."""
+    things = {
+        v.key.partition(":")[2].lower()
+        for v in versions
+        if v.field == field["key"] and ":" in v.key
+    }
+    return any(t and re.search(rf"\b{re.escape(t)}\b", lowered) for t in things)
 
 
 _NAME_FIELDS = {"name", "full_name", "first_name", "customer_name", "user_name"}

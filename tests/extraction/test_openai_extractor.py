@@ -79,7 +79,8 @@ def test_a_correct_answer_becomes_facts_and_units(model: ScriptedModel, run_id: 
         360,
         90,
     )
-    assert "Priya's budget is 80 lakhs" in HotDocument.objects.get().summary
+    # the fact says the budget; the summary does not repeat a value the facts speak for
+    assert "80 lakhs" not in HotDocument.objects.get().summary
     assert (run.counts["facts_invalid"], run.counts["repairs"]) == (0, 0)
     # An endpoint that takes structured outputs is asked for them, strictly, once per task.
     formats = [(r["response_format"]["type"], r["response_format"]["json_schema"]["name"])
@@ -123,13 +124,13 @@ def test_the_abstractive_summary_keeps_only_traceable_sentences(
     model.script("facts", ("ok", FACTS))
     model.script("units", ("ok", UNITS))
     model.script("summary", ("ok", {"sentences": [
-        {"text": "Priya's budget is 80 lakhs as of March 2026.", "sources": ["U1"]},
+        {"text": "Priya wants a flat near the metro.", "sources": ["U1"]},
         {"text": "Priya is a doctor.", "sources": []},
         {"text": "Priya owns three cars.", "sources": ["U9"]},
     ]}))  # fmt: skip
     run = extraction_run_execute(run_id=run_id)
     assert run is not None and run.status == RunStatus.SUCCEEDED, run and run.error
-    assert HotDocument.objects.get().summary == "Priya's budget is 80 lakhs as of March 2026."
+    assert HotDocument.objects.get().summary == "Priya wants a flat near the metro."
     assert run.counts["summary_untraceable"] == 2 and run.counts["model_calls"] == 3
     asked = next(
         r for r in model.requests if r["response_format"]["json_schema"]["name"] == "summary"
