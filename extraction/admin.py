@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from extraction.models import ExtractionRun
 from tenants.admin import CappedCountPaginator, TenantScopedAdmin
@@ -57,12 +58,14 @@ class ExtractionRunAdmin(TenantScopedAdmin):
             return "—"
         body = format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((r.get("key", ""), r.get("value", ""), r.get("source", ""), r.get("outcome", ""),
+            ((r.get("key") or r.get("kind", ""), r.get("value", ""), r.get("source", ""), r.get("outcome", ""),
               _why(r), ", ".join(f"{t.get('session', '')[:8]}…#{t.get('seq')}" for t in r.get("turns") or []))
              for r in rows),
         )  # fmt: skip
-        head = "<tr><th>fact</th><th>value</th><th>source</th><th>outcome</th><th>why</th><th>turns</th></tr>"
-        return format_html("<table>{}{}</table>", format_html(head), body)
+        head = mark_safe(  # a constant
+            "<tr><th>fact</th><th>value</th><th>source</th><th>outcome</th><th>why</th><th>turns</th></tr>"
+        )
+        return format_html("<table>{}{}</table>", head, body)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

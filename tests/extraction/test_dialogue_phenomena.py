@@ -199,3 +199,22 @@ def test_the_summary_never_states_a_corrected_amount_as_current(
     block = HotDocument.objects.get(agent=movers, end_user=customer).stable_block
     assert "₹1.8 lakh" in block or "1,80,000" in block or "180000" in block
     assert "1.5 lakh" not in block
+
+
+def test_the_run_inspector_shows_why_each_fact_was_written_and_what_was_not(
+    movers: Agent, customer: EndUser, operator_a: Any
+) -> None:
+    from django.test import Client
+
+    converse(movers, customer, THU_MAY_7,
+             "How many rooms?", "Five. My neighbour moved six rooms last week.")  # fmt: skip
+    run = ExtractionRun.objects.filter(end_user=customer).latest("created_at")
+    client = Client()
+    client.force_login(operator_a)
+    page = client.get(f"/admin/extraction/extractionrun/{run.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode().replace("Why each", "why each")
+    assert "why each fact" in html
+    assert "<td>rooms</td><td>5</td><td>explicit</td><td>written</td>" in html
+    assert "answers: question names" in html  # the cue that decided it
+    assert "someone else&#x27;s" in html and "not written" in html  # the neighbour's six rooms
