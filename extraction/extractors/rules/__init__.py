@@ -120,6 +120,8 @@ class _Reader:
                                                         self.currency, bare_money=bare, context=self.money)))  # fmt: skip
         self.note_money(ctx.turn.text)
         claims = typed_claims(ctx, said)
+        first = len(said[0][0]) if said else 0
+        typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
         for extra in (name_claims(ctx),):
             claims += [c for c in extra if c.profile.key not in taken]
@@ -129,7 +131,7 @@ class _Reader:
         named = qualified_text_claims(qualifiers, ctx, taken)
         claims += named
         taken |= {c.profile.key for c in named}
-        claims += answer_claims(ctx, taken, current)
+        claims += answer_claims(ctx, taken, current, typed_first)
         taken |= {c.profile.key for c in claims}
         claims += cue_claims(ctx, taken, current)
         claims += _confirmations(ctx, claims)

@@ -147,6 +147,7 @@ class Profile:
     proper: bool  # values are proper nouns (cities, companies), not free text
     vector: np.ndarray = attribute(repr=False)
     example_vectors: np.ndarray = attribute(repr=False)
+    lead_words: set[str] = attribute(default_factory=set)  # words a text value may follow
 
     @property
     def qualified(self) -> bool:
@@ -305,6 +306,9 @@ def profiles(fields: list[dict[str, Any]]) -> list[Profile]:
         for w in p.words:
             spread[w] = spread.get(w, 0) + 1
     for p in out:
+        p.lead_words = {
+            w for w, weight in p.words.items() if weight >= 0.7 and not w.startswith(VALUE_WORD)
+        }
         p.words = {w: weight / spread[w] for w, weight in p.words.items()}
     if len(_cache) > 256:
         _cache.clear()

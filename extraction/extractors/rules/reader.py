@@ -251,6 +251,9 @@ def typed_claims(
             scored = sorted(((*score(ctx, p, mention, clause, sentence, leading), p) for p in candidates),
                             key=lambda r: -r[0])  # fmt: skip
             points, why, best = scored[0]
+            if "repeats proposal" in why and denies(ctx.turn.text) and not accepts(ctx.turn.text):
+                ctx.dropped.append(Dropped(mention.value, "the proposal, refused", ctx.turn))
+                continue  # "Can't do Tuesday."
             owner = third_party(clause)
             if owner and owner.start() < mention.start - a and best.qualifier_kind != "name" and points >= ACCEPT / 2 \
                     and "repeats proposal" not in why and not _own_after(clause, owner.end()):  # fmt: skip

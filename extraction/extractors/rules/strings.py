@@ -21,6 +21,7 @@ _LEAD = re.compile(
     r"probably|maybe|perhaps|just|only|i think|i guess|i'd say|i would say|it's|it is|its|"
     r"that's|that is|that would be|it'll be|it will be|somewhere around|somewhere in|around|"
     r"about|roughly|preferably|ideally|currently|right now|now|still|at the moment|at|in|with|"
+    r"mine is|mine's|ours is|it'd be|it would be|"
     r"for|from|near|by|the|a|an|my|our|i'm at|i am at|i'm with|i work at|i work for|"
     r"i'm in|we're in|we are in|we're|i'm|i am|we are|i have|we have|i've got|we've got|"
     r"it was|that was|it's called|called|definitely|always|usually|please|ok|okay|sure|"
@@ -299,7 +300,7 @@ def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
         return out
     present = {t for t, _ in _tokens(clause)}
     for word in sorted(profile.words, key=profile.words.get, reverse=True):  # type: ignore[arg-type]
-        if word not in present or profile.words[word] < 0.3 or is_value_word(profile, word):
+        if word not in present or word not in profile.lead_words or is_value_word(profile, word):
             continue
         for at in _lead_ins((word,), clause):
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])

@@ -8,6 +8,7 @@ import re
 
 from core.text import sentences
 from extraction.extractors.rules.acts import (
+    CORRECTION,
     accepts,
     clauses,
     denies,
@@ -56,7 +57,9 @@ def name_claims(ctx: Context) -> list[Claim]:
     return out
 
 
-def answer_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[Claim]:
+def answer_claims(
+    ctx: Context, taken: set[str], current: dict[str, str], typed_first: bool = False
+) -> list[Claim]:
     """The reply to a question about a text field, read as its answer. A question that names
     the field's current value ("How is the back?") asks how it is, not what it is."""
     prompt = ctx.prompt
@@ -90,10 +93,16 @@ def answer_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> lis
         text = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
         if not text or (accepts(text) and len(text.split()) <= 3):
             return []
+    said = sentences(text)
+    fixed = [i for i, sentence in enumerate(said) if CORRECTION.search(sentence)]
+    if fixed and fixed[-1] + 1 < len(said):  # "Latex. Oh wait, sorry, not latex … Mine is codeine."
+        text = " ".join(said[fixed[-1] + 1 :])
     first = sentences(text)[0] if sentences(text) else text
     if third_party(first) and not profile.qualified:
         ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
         return []
+    if typed_first:
+        return []  # the reply answered with a number, an amount or a date, and that is taken
     phrase = answer_phrase(profile, text)
     if phrase is None or is_question(first):
         return []
