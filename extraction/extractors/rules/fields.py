@@ -94,6 +94,10 @@ _PROPER_HINT = re.compile(
 _SUFFIXES = (
     ("ations", ""),
     ("ation", ""),
+    ("ally", ""),
+    ("ly", ""),
+    ("als", ""),
+    ("al", ""),
     ("ments", ""),
     ("ment", ""),
     ("ings", ""),

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import question_kind, third_party
+from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
@@ -109,6 +109,11 @@ def _rank(
 ABOUT_YOU = re.compile(
     r"^\W*(?:\w+[,.!]\s+)?(?:you|your)\b|\byour\s+(?:[\w-]+\s+){0,3}(?:is|are|was|has|have)\b", re.I
 )
+# Whose the agent's statement is when it is not the user's: a relative's, another customer's.
+OTHERS = re.compile(
+    rf"{RELATIVE.pattern}|(?i:\b(?:other|another|previous|last|a)\s+(?:client|customer|tenant|buyer|"
+    r"candidate|patient|caller)s?\b|\bsomeone else\b)"
+)
 # The agent reporting what it did or what now holds: "I've blocked the debit card", "Standing
 # instruction on savings reduced to 15,000", "the claim is paid".
 REPORT = re.compile(
@@ -154,7 +159,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         told = (
             ABOUT_YOU.search(sentence) or REPORT.search(sentence) or states
         )  # "the lamp is delivered"
-        stated = bool(told) and not third_party(sentence)
+        stated = bool(told) and not OTHERS.search(sentence)  # not another client's, a relative's
         if not (prompt.offers or stated):
             continue
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
