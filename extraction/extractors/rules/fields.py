@@ -94,10 +94,10 @@ _PROPER_HINT = re.compile(
 _SUFFIXES = (
     ("ations", ""),
     ("ation", ""),
-    ("ally", ""),
-    ("ly", ""),
-    ("als", ""),
-    ("al", ""),
+    ("ionally", "ion"),  # "conditionally", "conditional" → condition
+    ("ional", "ion"),
+    ("vals", "v"),  # "approval", "approved" → approv; "arrival", "arrive" → arriv
+    ("val", "v"),
     ("ments", ""),
     ("ment", ""),
     ("ings", ""),
