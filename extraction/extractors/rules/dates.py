@@ -6,6 +6,7 @@ relative to the turn's day ("next Tuesday", "the day after tomorrow", "in two we
 from __future__ import annotations
 
 import calendar
+import contextlib
 import datetime
 import re
 from dataclasses import dataclass
@@ -34,7 +35,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("numeric", re.compile(r"\b(?P<d>[0-3]?\d)/(?P<m>[01]?\d)/(?P<y>\d{4})\b")),
     ("simple", re.compile(
         r"\b(?P<w>the day after tomorrow|the day before yesterday|day after tomorrow|"
-        r"yesterday|today|tonight|tomorrow|this morning|this evening|this afternoon)\b", re.I)),
+        r"yesterday|today|tonight|tomorrow|this morning|this evening|this afternoon|last night|"
+        r"tomorrow morning|tomorrow evening)\b", re.I)),
     ("ago", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.I)),
     ("in", re.compile(rf"\b(?:in|within)\s+{_NUM}\s+{_UNIT}(?:'?\s*time)?\b", re.I)),
     ("in", re.compile(rf"\b(?:in\s+)?{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I)),
@@ -46,7 +48,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?P<edge>end|beginning|start|middle)\s+of\s+(?:the\s+|this\s+)?(?P<nx>next\s+)?(?P<what>month|week|year)\b", re.I)),
     ("mid", re.compile(rf"\b(?P<edge>mid|early|end|late|beginning of|start of|end of)[\s-]+(?P<mon>{_MONTH})\b", re.I)),
     ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?:\s+(?P<y>\d{{4}}))?", re.I)),
-    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}", re.I)),
+    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
 ]  # fmt: skip
 
 
@@ -101,8 +103,8 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
         return datetime.date(_year_for(month, day, today, g.get("y")), month, day)
     if kind == "simple":
         word = g["w"].lower().removeprefix("the ")
-        offset = {"yesterday": -1, "tomorrow": 1, "day after tomorrow": 2,
-                  "day before yesterday": -2}.get(word, 0)  # fmt: skip
+        offset = {"yesterday": -1, "last night": -1, "tomorrow": 1, "tomorrow morning": 1,
+                  "tomorrow evening": 1, "day after tomorrow": 2, "day before yesterday": -2}.get(word, 0)  # fmt: skip
         return today + datetime.timedelta(days=offset)
     if kind == "ago":
         return shift(today, -_number(g["n"]), g["unit"])
@@ -160,7 +162,8 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
         if not 1 <= day <= 31:
             return None
         year, month = today.year, today.month
-        if day < today.day:
+        said = (g.get("nx") or "").lower()
+        if said == "next month" or (not said and day < today.day):
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
         return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
     return None
@@ -191,7 +194,29 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
     if any(f.kind in ("dmy", "mdy", "iso", "numeric", "ordinal") for f in found):
         # "The 14th, that Monday": the day of the month says it; a bare weekday only agrees
         found = [f for f in found if not (f.kind == "weekday" and f.phrase.lower() in WEEKDAYS)]
-    return sorted(found, key=lambda f: f.start)
+    return _in_month_said(sorted(found, key=lambda f: f.start))
+
+
+def _in_month_said(found: list[DateMention]) -> list[DateMention]:
+    """ "Leaving the 10th of April, back on the 19th": a bare day after a dated one is in its
+    month (or the next, if it falls before it)."""
+    out: list[DateMention] = []
+    for mention in found:
+        anchor = next((f for f in reversed(out) if f.kind in ("dmy", "mdy", "iso")), None)
+        if (
+            mention.kind == "ordinal"
+            and anchor is not None
+            and "month" not in mention.phrase.lower()
+        ):
+            day = int(re.search(r"\d+", mention.phrase).group(0))  # type: ignore[union-attr]
+            year, month = anchor.day.year, anchor.day.month
+            if day < anchor.day.day:
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            with contextlib.suppress(ValueError):  # "the 31st" of a month without one
+                mention = DateMention(datetime.date(year, month, day), mention.start, mention.end,
+                                      mention.phrase, True, mention.kind)  # fmt: skip
+        out.append(mention)
+    return out
 
 
 def _recurring(match: re.Match[str], text: str) -> bool:

@@ -107,7 +107,9 @@ def _rank(
 # The agent telling the user about themselves: "Your new card is active", "You applied for the
 # product designer role" (the user as subject, not "Dr Rao will see you").
 ABOUT_YOU = re.compile(
-    r"^\W*(?:\w+[,.!]\s+)?(?:you|your)\b|\byour\s+(?:[\w-]+\s+){0,3}(?:is|are|was|has|have)\b", re.I
+    r"^\W*(?:\w+[,.!]\s+)?(?:you|your)\b|\byour\s+(?:[\w-]+\s+){0,3}(?:is|are|was|has|have)\b"
+    r"|\b(?:will|'ll|can)\s+(?:call|visit|see|contact|ring|meet|come to|deliver to|pick up)\s+you\b",
+    re.I,
 )
 # Whose the agent's statement is when it is not the user's: a relative's, another customer's.
 OTHERS = re.compile(

@@ -38,7 +38,8 @@ ONLY_FIELD_BONUS = 0.6  # the schema's only field of this type
 UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 SIMILARITY_WEIGHT = 1.2
 PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
-TOPIC_BONUS = 1.0  # the agent's turn or the sentence names one of the field's things
+TOPIC_BONUS = 1.0
+SAME_DAY_PENALTY = 0.8  # "today", "tonight": a time of day more often than a field's date  # the agent's turn or the sentence names one of the field's things
 
 
 @dataclass
@@ -189,6 +190,8 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             )
     if sum(p.type == profile.type for p in ctx.fields) == 1:
         points += ONLY_FIELD_BONUS
+    if mention.type == "date" and "answers" not in why and _SAME_DAY.search(mention.how):
+        points -= SAME_DAY_PENALTY  # "after 6 today works" says when, not which date of a field
     if (
         prompt is not None
         and profile.qualified
@@ -317,6 +320,9 @@ def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
     if re.search(r"\b(birth|born|dob)\b", about, re.I):
         return day > today
     return False
+
+
+_SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
 def _names_one(profile: Profile, text: str) -> bool:
