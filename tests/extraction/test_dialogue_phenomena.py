@@ -218,3 +218,12 @@ def test_the_run_inspector_shows_why_each_fact_was_written_and_what_was_not(
     assert "<td>rooms</td><td>5</td><td>explicit</td><td>written</td>" in html
     assert "answers: question names" in html  # the cue that decided it
     assert "someone else&#x27;s" in html and "not written" in html  # the neighbour's six rooms
+
+
+def test_either_or_questions_and_spoken_numbers(movers: Agent, customer: EndUser) -> None:
+    converse(movers, customer, THU_MAY_7,
+             "Will you need storage, or is it a straight move?", "A straight move, thankfully.",
+             "How many rooms of furniture?", "Two and a half, the box room barely counts.")  # fmt: skip
+    facts = current(customer)
+    assert facts["storage_needed"] == (False, "explicit")
+    assert facts["rooms"][0] == 2.5

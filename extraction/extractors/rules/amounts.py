@@ -154,6 +154,13 @@ def numbers_in(text: str) -> list[Number]:
                 continue
             value = parsed
         after = " ".join(re.findall(r"[a-z%]+", text[match.end() : match.end() + 24].lower())[:2])
+        if word == "half" and re.search(r"\band a\s*$", text[: match.start()].lower()):
+            continue  # "two and a half": the half belongs to the two
+        if re.match(r"\s+and a half\b", text[match.end() :], re.I):
+            value += 0.5
+            after = " ".join(
+                re.findall(r"[a-z%]+", text[match.end() + 11 : match.end() + 35].lower())[:2]
+            )
         if match.group("ord"):
             after = after.removeprefix(match.group("ord").lower()).strip()
             if not re.match(r"(grade|class|standard|year|floor|form|place)\b", after):
@@ -166,6 +173,8 @@ def _pronoun_one(text: str, start: int, end: int) -> bool:
     """ "a big one", "the other one", "that one": a pronoun, not the number 1."""
     before = text[max(0, start - 12) : start].lower()
     after = text[end : end + 12].lower()
+    if re.search(r"\b(?:just|only) the\s+$", before):
+        return False  # "just the one": one
     if re.search(
         r"\b(a|the|this|that|big|small|other|same|another|which|each|any|every|no|only|"
         r"last|first|new|old|good|right|wrong|little|nice|cheaper|bigger|better)\s+$",

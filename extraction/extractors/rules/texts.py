@@ -233,13 +233,42 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     return out
 
 
+def _alternative(profile: Profile, question: str, reply: str) -> bool | None:
+    """Which side of "X or Y?" the reply takes, as the yes/no of a field that names one side:
+    True for the side the field's words are on, False for the other."""
+    asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
+    parts = re.split(
+        r",?\s+or\s+", (asked[-1] if asked else "").rstrip(" ?"), maxsplit=1, flags=re.I
+    )
+    if len(parts) != 2:
+        return None
+    sides = [set(content_words(parts[0].split(",")[-1])), set(content_words(parts[1]))]
+    said = set(content_words(reply))
+    picked = [i for i, side in enumerate(sides) if side & said - sides[1 - i]]
+    weight = [
+        max((profile.words.get(w, 0.0) for w in side - sides[1 - i]), default=0.0)
+        for i, side in enumerate(sides)
+    ]
+    if len(picked) != 1 or weight[0] == weight[1]:
+        return None
+    return picked[0] == (0 if weight[0] > weight[1] else 1)  # the side the field is named by
+
+
 def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     prompt = ctx.prompt
     text = ctx.turn.text
     out: list[Claim] = []
     asked = prompt.asked[0][0] if prompt and prompt.asked else None
-    if asked is not None and asked.type == "boolean" and prompt is not None and prompt.kind == "yn":
-        value = True if accepts(text) and not denies(text) else False if denies(text) else None
+    if (
+        asked is not None
+        and asked.type == "boolean"
+        and prompt is not None
+        and prompt.kind in ("yn", "alt")
+    ):
+        if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
+            value = _alternative(asked, prompt.turn.text, text)
+        else:
+            value = True if accepts(text) and not denies(text) else False if denies(text) else None
         if value is not None:
             offered = bool(OFFER.search(prompt.turn.text))
             source = "confirmed" if value and offered else _source(ctx, text)
