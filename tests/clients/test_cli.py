@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,24 @@ def test_chatgpt_export_follows_the_branch_the_user_saw_and_keeps_only_what_was_
         (1, "We have two cats, Max and Bella."),
         (2, "Lovely! Noted: Max and Bella."),
     ]  # fmt: skip  (an empty message is no turn)
+
+
+def test_format_is_guessed_and_the_export_zip_read_as_it_is(tmp_path: Path) -> None:
+    archive = tmp_path / "chatgpt-export.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(CHATGPT, "conversations.json")
+        out.writestr("user.json", "{}")
+    assert [sources.guess(p) for p in (CHATGPT, LOCOMO, archive)] == [
+        "chatgpt",
+        "locomo",
+        "chatgpt",
+    ]
+    assert sources.read(archive, None, "priya") == sources.read(CHATGPT, "chatgpt", "priya")
+    (tmp_path / "h.jsonl").write_text("")
+    assert sources.guess(tmp_path / "h.jsonl") == "jsonl"
+    (tmp_path / "other.json").write_text('{"not": "a history"}')
+    with pytest.raises(sources.SourceError, match="say which format it is"):
+        sources.read(tmp_path / "other.json", None, "priya")
 
 
 def test_locomo_sessions_speakers_and_dates() -> None:
