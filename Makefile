@@ -32,12 +32,17 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m config.runtime run
 
-# The console's browser tests drive Debian's Chromium; install it when it is missing.
+# The browser tests (tests/browser) drive a Chromium from the system's packages, never one
+# Playwright downloads: when none is on PATH, install Debian's (the README says so).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-		echo "Installing Chromium for the browser tests (apt-get install chromium)"; \
-		apt-get install -y -q chromium >/dev/null 2>&1 || \
-		{ apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "Installing Chromium for the browser tests: $${SUDO:+$$SUDO }apt-get install chromium"; \
+		$$SUDO apt-get install -y -q chromium >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q chromium >/dev/null; } || \
+		{ echo "Could not install Chromium: install it (Debian/Ubuntu: apt-get install chromium)" \
+			"so that chromium is on PATH, or run make test-fast, which skips the browser tests"; \
+			exit 1; }; }
 
 test: $(STAMP) browser
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)

@@ -49,6 +49,17 @@ class IsOperatorKey(HasApiKey):
         return True
 
 
+class ReadsSchemas(IsOperatorKey):
+    """Extraction schemas: every key reads those of the agents it reaches (an agent writing facts
+    needs the fields, e.g. the MCP server's schema resource); only operator keys publish and
+    activate."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return HasApiKey.has_permission(self, request, view)
+        return super().has_permission(request, view)
+
+
 class IsTenantOperatorKey(HasApiKey):
     """Requests about a person across the whole tenant (export, erase): an operator key that is
     not scoped to one agent, since an end user belongs to the tenant, not to an agent."""

@@ -1,4 +1,5 @@
-"""Agents, their settings and their versioned extraction schemas (operator keys)."""
+"""Agents, their settings and their versioned extraction schemas (operator keys manage; every
+key reads the schemas of the agents it reaches)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import IsOperatorKey
+from api.permissions import IsOperatorKey, ReadsSchemas
 from api.schema import conflict
 from api.serializers import StrictSerializer
 from api.v1.common import agent_of, principal_of
@@ -162,7 +163,7 @@ class AgentSettingsApi(APIView):
 
 
 class SchemaListApi(APIView):
-    permission_classes = [IsOperatorKey]
+    permission_classes = [ReadsSchemas]
 
     class InputSerializer(StrictSerializer):
         fields = serializers.JSONField()  # type: ignore[assignment]  # validated by schemas.validation
@@ -198,7 +199,7 @@ class SchemaListApi(APIView):
 
 
 class SchemaDetailApi(APIView):
-    permission_classes = [IsOperatorKey]
+    permission_classes = [ReadsSchemas]
 
     @extend_schema(responses=SchemaOutputSerializer, tags=["schemas"])
     def get(self, request: Request, slug: str, version: int) -> Response:

@@ -151,6 +151,38 @@ def test_agent_key_cannot_use_management_endpoints(agent_key_a: Key) -> None:
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
 
 
+def test_agent_key_reads_schemas_but_cannot_publish_or_activate(agent_key_a: Key) -> None:
+    # An agent writing facts needs the fields (the MCP server serves them as a resource).
+    client = agent_key_a.client()
+    listed = client.get("/v1/agents/advisor/schemas")
+    assert listed.status_code == 200
+    assert [(s["version"], s["is_active"]) for s in listed.json()] == [(1, True)]
+    one = client.get("/v1/agents/advisor/schemas/1")
+    assert one.status_code == 200 and one.json()["fields"] == listed.json()[0]["fields"]
+    before = _snapshot()
+    for response in [
+        client.post("/v1/agents/advisor/schemas", {"fields": FIELDS}, format="json"),
+        client.post("/v1/agents/advisor/schemas/1/activate"),
+        client.get("/v1/agents/advisor/settings"),
+        client.get("/v1/agents/advisor"),
+    ]:
+        assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+    assert _snapshot() == before
+
+
+def test_agent_scoped_agent_key_reads_only_its_agents_schemas(
+    tenant_a: Tenant, agent_a: Agent, operator_key_a: Key
+) -> None:
+    operator_key_a.client().post("/v1/agents", {"slug": "other", "name": "Other"}, format="json")
+    model, raw = api_key_create(
+        tenant=tenant_a, name="scoped", role=KeyRole.AGENT, agent_id=agent_a.pk, actor="t"
+    )
+    scoped = Key(model, raw).client()
+    assert scoped.get("/v1/agents/advisor/schemas").status_code == 200
+    other = scoped.get("/v1/agents/other/schemas")
+    assert other.status_code == 404 and other.json()["code"] == "agent_not_found"
+
+
 def test_agent_scoped_key_sees_only_its_agent(
     tenant_a: Tenant, agent_a: Agent, operator_key_a: Key
 ) -> None:

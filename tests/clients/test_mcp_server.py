@@ -77,7 +77,9 @@ def test_stdio_tools_remember_search_context_and_forget(live_server: Any, raw_ke
             return out
 
     out = asyncio.run(scenario())
-    assert out["tools"] == ["forget_fact", "get_context", "remember_fact", "search_memory"]
+    assert out["tools"] == [
+        "forget_fact", "get_context", "record_turn", "remember_fact", "search_memory",
+    ]  # fmt: skip
     assert out["unknown"] == [
         "No memory found for this query.",
         "Nothing is remembered under 'budget'.",
@@ -116,11 +118,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_http_transport_wants_the_key(live_server: Any, raw_key: str, tmp_path: Path) -> None:
+def test_http_transport_wants_the_key_and_binds_each_connection_to_its_user(
+    live_server: Any, raw_key: str, tmp_path: Path
+) -> None:
+    # No --user: one server for every user; each connection says whose memory it is for.
     port = _free_port()
     log = (tmp_path / "mcp.log").open("wb")
     server = subprocess.Popen(
-        [sys.executable, "manage.py", "mcp", "--agent", "property", "--user", "priya",
+        [sys.executable, "manage.py", "mcp", "--agent", "property",
          "--transport", "http", "--port", str(port)],
         cwd=ROOT, env=_env(live_server, raw_key), stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -137,14 +142,36 @@ def test_http_transport_wants_the_key(live_server: Any, raw_key: str, tmp_path: 
                 time.sleep(0.2)
         assert refused.status_code == 401 and refused.json()["code"] == "invalid_api_key"
 
-        async def scenario() -> str:
-            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {raw_key}"})
-            async with http, Client(streamable_http_client(url, http_client=http)) as client:
-                await client.call_tool("remember_fact", {"key": "city", "value": "Pune"})
-                return _text(await client.call_tool("search_memory", {"query": "city"}))
+        def connect(user: str) -> Any:
+            headers = {"Authorization": f"Bearer {raw_key}", "X-Handover-User": user}
+            http = httpx2.AsyncClient(headers=headers)
+            return http, Client(streamable_http_client(url, http_client=http))
 
-        assert "Pune" in asyncio.run(scenario())
-        assert Entity.objects.get().value_text == "Pune"
+        async def scenario() -> dict[str, Any]:
+            alice_http, alice = connect("alice")
+            bob_http, bob = connect("bob")
+            async with alice_http, alice, bob_http, bob:
+                await alice.call_tool("remember_fact", {"key": "city", "value": "Pune"})
+                await alice.call_tool("record_turn", {"role": "user", "text": "alice here"})
+                await bob.call_tool("record_turn", {"role": "user", "text": "bob here"})
+                across = await bob.call_tool("search_memory", {"query": "city", "user": "alice"})
+                return {
+                    "alice": _text(await alice.call_tool("search_memory", {"query": "city"})),
+                    "bob": _text(await bob.call_tool("search_memory", {"query": "city"})),
+                    "bob_context": _text(await bob.call_tool("get_context", {})),
+                    "across": (across.is_error, _text(across)),
+                }
+
+        out = asyncio.run(scenario())
+        assert "Pune" in out["alice"]
+        assert out["bob"] == "No memory found for this query."
+        assert "Pune" not in out["bob_context"] and "alice here" not in out["bob_context"]
+        assert "bob here" in out["bob_context"]
+        assert out["across"][0] is True
+        assert "permission_denied: this connection acts for another user" in out["across"][1]
+        assert Entity.objects.get().end_user.external_id == "alice"
+        turns = sorted(Session.objects.values_list("end_user__external_id", "turns__text"))
+        assert turns == [("alice", "alice here"), ("bob", "bob here")]
     finally:
         server.terminate()
         server.wait(20)

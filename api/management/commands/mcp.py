@@ -1,4 +1,4 @@
-"""``manage.py mcp``: the MCP server for one user's memory (handover_client.mcp_server).
+"""``manage.py mcp``: the MCP server for an agent's users' memory (handover_client.mcp_server).
 
 It calls this deployment's HTTP API with ``HANDOVER_API_KEY`` (ADR 0018), so it runs anywhere
 the API is reachable and needs no database access of its own.
@@ -14,7 +14,10 @@ from core import env
 
 
 class Command(BaseCommand):
-    help = "Serve search_memory, get_context, remember_fact, forget_fact over MCP (stdio or HTTP)."
+    help = (
+        "Serve search_memory, get_context, record_turn, remember_fact, forget_fact, the schema "
+        "resource and prompts over MCP (stdio or HTTP)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         from handover_client.mcp_server import add_arguments
