@@ -178,8 +178,11 @@ def _extraction_table() -> str:
         ("memory units", f"{_extraction_units()} ({totals['acus_per_turn']:.2f} per turn); "
          f"{totals['duplicates_dropped']:,} near-duplicates dropped; "
          f"{totals['atomicity_rejects']:,} atomicity rejects"),
-        ("facts", f"{totals['facts']:,} (the general-assistant schema: LoCoMo talk rarely states "
-         "name, city or job)"),
+        ("facts", f"{totals['facts']:,} (the general-assistant schema: name, city, job, language, "
+         "goal, mood)"),
+        ("assembled blocks stating a superseded value as current",
+         f"{totals.get('blocks_contradicted', 0)} of {totals.get('blocks', 0)} (target < 0.5 %; the "
+         "session-start block and eleven `/v1/context` packs per conversation)"),
         ("peak memory", f"{totals['peak_rss_mb']:.0f} MB (the whole process: Django, "
          "onnxruntime, the model)"),
         ("where the time goes", ", ".join(f"{label} {stages[k]:.1f} s" for k, label in named.items())
