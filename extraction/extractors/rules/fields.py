@@ -76,6 +76,7 @@ THESAURUS: dict[str, str] = {
     "police": "fir report",
     "zip": "postcode pin",
     "autopay": "automatic auto",
+    "auto": "automatic automatically",
     "birth": "born birthday dob",
     "age": "old aged years",
     "date": "on",

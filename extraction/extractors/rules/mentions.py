@@ -34,6 +34,19 @@ def choice_words(choice: str) -> list[str]:
     return [stem(w) for w in re.findall(r"[a-z0-9]+", choice.lower())]
 
 
+def _apart(word: str) -> str:
+    """A choice's word as written whole or in two ("pickup", "pick up", "pick-up")."""
+    if len(word) < 5 or not word.isalpha():
+        return re.escape(word)
+    return (
+        "(?:"
+        + "|".join(
+            re.escape(word[:i]) + r"[\s-]?" + re.escape(word[i:]) for i in range(2, len(word) - 1)
+        )
+        + ")"
+    )
+
+
 def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     """Choices of an enum field named in the sentence: the whole choice ("ready to move"), or a
     word only that choice has ("the 599 plan", "unlimited")."""
@@ -42,9 +55,10 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     words = {c: choice_words(c) for c in choices}
     out: list[Mention] = []
     for choice in choices:
+        # word by word, and a word may be written apart ("pick up" for "pickup")
         pattern = (
             r"\b"
-            + r"\W+".join(re.escape(w) for w in re.findall(r"[a-z0-9]+", choice.lower()))
+            + r"\W+".join(_apart(w) for w in re.findall(r"[a-z0-9]+", choice.lower()))
             + r"(?:s|es)?\b"
         )
         match = re.search(pattern, lowered)

@@ -76,6 +76,10 @@ class Context:
     fields: list[Profile]
     vectors: dict[str, np.ndarray]
     dropped: list[Dropped] = field(default_factory=list)
+    mentions: dict[str, list[Mention]] = field(default_factory=dict)  # sentence → its values
+
+    def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
+        return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
 
 
 def negated(clause: str, start: int) -> bool:
@@ -183,7 +187,12 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     if prompt is not None and (prompt.asked or offered):
         best = prompt.best(mention.type)
         if best is profile or offered:  # asked about it, or offered a value of it: a counter-offer
-            bonus = ANSWER_BONUS if first_sentence else LATE_ANSWER_BONUS
+            # the reply's first value of the type answers; later ones less ("70, two people dropped")
+            first = first_sentence and not any(
+                m.type == mention.type and m.start < mention.start
+                for m in ctx.said_before(mention, sentence)
+            )
+            bonus = ANSWER_BONUS if first else LATE_ANSWER_BONUS
             points += bonus
             why["answers"] = (
                 prompt.asked[0][2] if prompt.asked and prompt.asked[0][0] is profile else "question"
@@ -231,6 +240,7 @@ def typed_claims(
 ) -> list[Claim]:
     """The claims a user turn's typed values make (money, numbers, dates, enum choices)."""
     out: list[Claim] = []
+    ctx.mentions = {sentence: mentions for sentence, _, mentions in sentence_mentions}
     for s_index, (sentence, s_start, mentions) in enumerate(sentence_mentions):
         if is_question(sentence) and not _rhetorical(sentence):
             for m in mentions:
