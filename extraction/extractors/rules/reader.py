@@ -188,10 +188,11 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
         best = prompt.best(mention.type)
         if best is profile or offered:  # asked about it, or offered a value of it: a counter-offer
             # the reply's first value of the type answers; later ones less ("70, two people dropped")
-            first = first_sentence and not any(
+            # one value per thing: "Aditi is 7 and Vihaan just turned 3" answers twice
+            first = first_sentence and (profile.qualified or not any(
                 m.type == mention.type and m.start < mention.start
                 for m in ctx.said_before(mention, sentence)
-            )
+            ))  # fmt: skip
             bonus = ANSWER_BONUS if first else LATE_ANSWER_BONUS
             points += bonus
             why["answers"] = (
