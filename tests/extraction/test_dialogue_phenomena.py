@@ -227,3 +227,18 @@ def test_either_or_questions_and_spoken_numbers(movers: Agent, customer: EndUser
     facts = current(customer)
     assert facts["storage_needed"] == (False, "explicit")
     assert facts["rooms"][0] == 2.5
+
+
+def test_a_value_the_user_asks_for_is_written_when_the_agent_takes_it_up(
+    movers: Agent, customer: EndUser
+) -> None:
+    converse(movers, customer, THU_MAY_7,
+             "We could move you on Friday.", "Could we do Monday instead?",
+             "Monday the 11th works, I've booked the van.", "Great, thanks.")  # fmt: skip
+    fact = Entity.objects.get(end_user=customer, key="move_date", status="active")
+    assert fact.value == "2026-05-11" and fact.source == "explicit"
+    assert [t["seq"] for t in fact.source_turns] == [2, 3]  # the user's question, the agent's yes
+    converse(movers, customer, MON_MAY_18,
+             "Anything else?", "Could you do the 20th instead?",
+             "Sorry, the 20th is fully booked.", "Ok, never mind.")  # fmt: skip
+    assert current(customer)["move_date"][0] == "2026-05-11"  # refused: nothing written

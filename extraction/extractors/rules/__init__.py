@@ -57,11 +57,14 @@ class RulesExtractor:
         reader = _Reader(fields_, vectors, _currency(current, fields))
         claims: list[Claim] = []
         prompt: Prompt | None = None
+        offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
         session = None
         for index, turn in enumerate(turns):
             if turn.session_id != session:
-                prompt, session = None, turn.session_id
+                prompt, session, offered = None, turn.session_id, []
             if turn.role == "assistant":
+                claims += _taken_up(offered, turn, index)
+                offered = []
                 reader.note_money(turn.text)
                 prompt = read_prompt(turn, fields_, vectors, reader.currency)
                 qualifiers.hear(turn.text)
@@ -79,6 +82,11 @@ class RulesExtractor:
             for claim in found:
                 current[claim.key] = str(claim.value)
             claims += found
+            offered = [
+                c
+                for c in ctx.offered
+                if not c.profile.qualified and c.key not in {f.key for f in found}
+            ]
             prompt = None
         return [_fact(c) for c in claims]
 
@@ -173,6 +181,32 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         out.append(Claim(profile, mention.value, "confirmed" if confirmed else "inferred", turns,
                          (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
                          span=(mention.start, mention.end)))  # fmt: skip
+    return out
+
+
+_TAKEN_UP = re.compile(
+    r"^\W*(?:yes|yeah|sure|of course|certainly|absolutely|no problem|done|booked|noted|perfect|great|"
+    r"okay|ok|that works|can do|we can|i can|i've|it is|it's)\b|\b(?:it is|booked|noted|confirmed|done)\b",
+    re.I,
+)
+
+
+def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]:
+    """The user's offers ("Monday is possible?") the agent takes up ("Monday the 23rd, between 8
+    and 12."): written as the user's, citing both turns. Refused ("Sorry, Monday is full"), none."""
+    if not offered or denies(agent.text) or re.search(r"\b(sorry|unfortunately|fully booked|not available)\b",
+                                                      agent.text, re.I):  # fmt: skip
+        return []
+    restated = typed_mentions(
+        agent.text, agent.occurred_at.date(), [c.profile for c in offered], None
+    )
+    out = []
+    for claim in offered:
+        if _TAKEN_UP.search(agent.text) or any(m.value == claim.value for m in restated):
+            claim.turns = [*claim.turns, agent]
+            claim.why["cue"] = "the user asked for it; the agent took it up"
+            claim.order = (index, 0)
+            out.append(claim)
     return out
 
 

@@ -145,7 +145,8 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
     cuts = [0]
     for match in re.finditer(
         r";|\s+-\s+|—|,\s+(?=(?:so|but|and|because|since|though|although|which|while|as|plus|"
-        r"then|also|or|just|actually|oh|sorry|not|my|our|his|her|their)\b)|\s+(?=(?:but|because|since|"
+        r"then|also|or|just|actually|oh|sorry|not|my|our|his|her|their|can|could|would|will|do|does|"
+        r"is|are|should|shall|may|what|when|where|which|who|how|why)\b)|\s+(?=(?:but|because|since|"
         r"although|though|whereas)\b)|\.\s+",
         sentence,
     ):

@@ -23,7 +23,7 @@ from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, proper_nouns
 
 OFFER = re.compile(
-    r"\b(shall i|should i|can i|may i|i'll|i will|i can|we'll|we will|we can|let's|let me|"
+    r"\b(shall i|should i|can i|may i|i'll|i will|i can|i could|we'll|we will|we can|we could|let's|let me|"
     r"how about|what about|would you like|do you want|would .{0,40}\bwork|does .{0,40}\bwork|"
     r"is that (okay|ok|fine|alright|right|correct)|sound good|suit you|works for you|"
     r"^\W*so,? (?:that's|you're|your|it's)|just to confirm|to confirm|i have you (?:down )?(?:as|for)|"

@@ -77,6 +77,7 @@ class Context:
     vectors: dict[str, np.ndarray]
     dropped: list[Dropped] = field(default_factory=list)
     mentions: dict[str, list[Mention]] = field(default_factory=dict)  # sentence → its values
+    offered: list[Claim] = field(default_factory=list)  # values the user asks for ("Monday?")
 
     def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
@@ -244,8 +245,27 @@ def typed_claims(
     ctx.mentions = {sentence: mentions for sentence, _, mentions in sentence_mentions}
     for s_index, (sentence, s_start, mentions) in enumerate(sentence_mentions):
         if is_question(sentence) and not _rhetorical(sentence):
-            for m in mentions:
-                ctx.dropped.append(Dropped(m.value, "said in a question", ctx.turn))
+            # "Monday is possible?": the user's own offer, written if the agent takes it up
+            for mention in mentions:
+                candidates = [p for p in ctx.fields if p.type == mention.type and (
+                    mention.type != "enum" or mention.value in (p.field.get("choices") or []))]  # fmt: skip
+                scored = sorted(((*score(ctx, p, mention, sentence, sentence, s_index == 0), p)
+                                 for p in candidates), key=lambda r: -r[0])  # fmt: skip
+                asking = clauses(sentence)[-1][0] <= mention.start  # in the clause that asks
+                # a lower bar: the agent taking it up is the rest of the evidence
+                if scored and asking and scored[0][0] >= ACCEPT / 2 and not third_party(sentence):
+                    points, why, best = scored[0]
+                    why.update(
+                        {
+                            "cue": mention.how,
+                            "points": round(points, 2),
+                            "offered by the user": True,
+                        }
+                    )
+                    ctx.offered.append(Claim(best, mention.value, "explicit", [ctx.turn],
+                                             (ctx.index, s_start + mention.start), why, clause=sentence))  # fmt: skip
+                else:
+                    ctx.dropped.append(Dropped(mention.value, "said in a question", ctx.turn))
             continue
         spans = clauses(sentence)
         for mention in mentions:
