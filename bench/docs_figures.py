@@ -197,7 +197,39 @@ def _locomo_table() -> str:
     return markdown(results("locomo"))
 
 
+def _scenarios_table() -> str:
+    """The three scenario suites side by side: what `make bench-scenarios` printed for each."""
+    suites = [("development", "scenarios"), ("second development", "scenarios_dev2"),
+              ("held out", "scenarios_holdout")]  # fmt: skip
+    runs = [(label, results(name)) for label, name in suites]
+
+    def pct(figures: dict[str, Any], check: str) -> str:
+        c = figures["checks"][check]
+        return f"{c['pct']:.1f} % ({c['right']} / {c['n']})"
+
+    rows = [
+        ("conversations / turns / domains", lambda r: f"{r['conversations']} / {r['turns']:,} / {r['domains']}", ""),
+        ("current value right", lambda r: pct(r["figures"], "current"), "≥ 90 %"),
+        ("superseded values shown as current", lambda r: str(r["figures"]["superseded_shown_as_current"]), "0"),
+        ("someone else's / rejected values shown", lambda r: "{foreign} / {rejected}".format(
+            **r["figures"]["not_current_shown_by_kind"]), ""),
+        ("`as_of` right", lambda r: pct(r["figures"], "as_of"), "≥ 90 %"),
+        ("`known_at` right", lambda r: pct(r["figures"], "known_at"), ""),
+        ("source right", lambda r: pct(r["figures"], "source"), "≥ 90 %"),
+        ("facts written from no-write turns", lambda r: str(r["figures"]["no_write_facts"]), "0"),
+        ("assembled blocks with a contradiction", lambda r: "{blocks_with_contradiction} / {blocks} = "
+         "{contradiction_blocks_pct:.1f} %".format(**r["figures"]), "< 0.5 %"),
+        ("extraction time (all sessions, real server and worker)", lambda r: f"{r['extraction_seconds']:.0f} s", ""),
+    ]  # fmt: skip
+    head = "| figure | " + " | ".join(label for label, _ in runs) + " | target |"
+    lines = [head, "|---" * (len(runs) + 2) + "|"]
+    for name, cell, target in rows:
+        lines.append(f"| {name} | " + " | ".join(cell(r) for _, r in runs) + f" | {target} |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "scenarios-table": _scenarios_table,
     "extraction-table": _extraction_table,
     "locomo-table": _locomo_table,
     "faults-table": _faults_table,
