@@ -28,9 +28,8 @@ _PRONOUN = re.compile(
 _OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
 # "do the same for the other account", "same for Myra", "for her too", "Myra as well"
 _SAME = re.compile(
-    r"\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b"
-    r"|\b[A-Z]\w+ (?:too|as well)\b",
-    re.I,
+    r"(?i:\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b)"
+    r"|\b[A-Z]\w+ (?i:too|as well)\b"  # "Myra too": a name, capitalised
 )
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
@@ -312,8 +311,9 @@ class Qualifiers:
             if named and named != last.qualifier:
                 target = named
             elif _PRONOUN.search(text) and not target:
+                people = last.profile.qualifier_kind == "name"
                 target = next((w for w in reversed(self.heard) if w != last.qualifier and
-                               (w in self.names or w in self.vocab[key])), None)  # fmt: skip
+                               ((people and w in self.names) or w in self.vocab[key])), None)  # fmt: skip
             if (
                 not target
                 or target == last.qualifier

@@ -289,8 +289,9 @@ def typed_claims(
                 ctx.dropped.append(Dropped(mention.value, "the proposal, refused", ctx.turn))
                 continue  # "Can't do Tuesday."
             owner = third_party(clause)
-            if owner and owner.start() < mention.start - a and best.qualifier_kind != "name" and points >= ACCEPT / 2 \
-                    and "repeats proposal" not in why and not _own_after(clause, owner.end()):  # fmt: skip
+            if owner and owner.start() < mention.start - a and not _subject_of(best, clause, owner) \
+                    and points >= ACCEPT / 2 and "repeats proposal" not in why \
+                    and not _own_after(clause, owner.end()):  # fmt: skip
                 ctx.dropped.append(
                     Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn)
                 )
@@ -354,6 +355,16 @@ def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
 
 
 _SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
+
+
+def _subject_of(profile: Profile, clause: str, owner: re.Match[str]) -> bool:
+    """Whether the other person is whom the field keeps facts about: a child named ("my son
+    Tobi"), a relation the field lists ("my mother", for member_age:mother)."""
+    if profile.qualifier_kind != "name":
+        return False
+    named = re.match(r"\s*,?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
+    listed = any(q.lower() in owner.group(0).lower() for q in profile.qualifiers)
+    return bool(named or listed or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
 
 
 def _names_one(profile: Profile, text: str) -> bool:
