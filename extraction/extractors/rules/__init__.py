@@ -159,6 +159,8 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     stated = {c.profile.key for c in claims}
     out: list[Claim] = []
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
+    if not offered and prompt.kind != "alt":  # "the simva yeah": one of them, by its thing
+        offered = [(p, m, c) for p, m, c in prompt.proposals if p.qualified and _agreed_on(m, text)]
     told = [] if refused else prompt.stated
     for profile, mention, cue in offered + told:
         if profile.key in stated or any(
@@ -189,6 +191,22 @@ _TAKEN_UP = re.compile(
     r"okay|ok|that works|can do|we can|i can|i've|it is|it's)\b|\b(?:it is|booked|noted|confirmed|done)\b",
     re.I,
 )
+
+
+_YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|ok|okay)\b", re.I)
+
+
+def _agreed_on(mention: Any, reply: str) -> bool:
+    """Whether a clause of the reply names the proposed value's thing (or its first letters:
+    "simva") and says yes to it, with no refusal in it."""
+    sentence = mention.sentence or ""
+    things = re.findall(r"[a-z]{4,}", sentence[: mention.start].lower())[-1:]
+    for clause in re.split(r"[.;!?]|,\s+(?:but|and)\b", reply):
+        lowered = clause.lower()
+        named = any(re.search(rf"\b{re.escape(t[:5])}", lowered) for t in things)
+        if named and _YES.search(lowered) and not denies(clause.strip()):
+            return True
+    return False
 
 
 def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]:

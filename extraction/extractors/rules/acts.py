@@ -79,7 +79,8 @@ THIRD_PARTY = re.compile(
     r"|(?i:\b\w+ of (?:mine|ours)\b)"
     r"|(?i:\b(?:the|that|this|some|another|a)\s+(?:other\s+)?(?:guy|man|woman|person|lady|driver|fellow|"
     r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b)"
-    r"|(?i:\b(?:he|she|they|his|her|him|them)\b)(?!\s+(?:said|says|told|suggested|recommended))"
+    # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
+    r"|(?i:\b(?:he|she|his|her|him)\b)(?!\s+(?:said|says|told|suggested|recommended))"
     r"|\b[A-Z][a-z]+'s\s+(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
 )
 FIRST_PERSON = re.compile(

@@ -18,7 +18,7 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.fields import Profile, cue_score, similarity
+from extraction.extractors.rules.fields import Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, proper_nouns
 
@@ -218,6 +218,9 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile],
         points = near + 0.8 * wide + (1.5 if profile is asked else 0.0)
         if sum(p.type == profile.type for p in fields) == 1:
             points += 0.6  # the schema's only field of the type
+        unit = mention.after.split()[:1]
+        if unit and stem(unit[0]) in profile.words:
+            points += 1.0  # "20 milligrams" for a field in mg
         if question_kind(sentence):
             points += 0.5  # asked with a value in it: the value is what is proposed
         if mention.type == "enum":

@@ -1,0 +1,78 @@
+"""Units of the numbers a turn says: which unit of time a field or a number is in, a number
+converted to its field's unit ("three months" for a field in days is 90), and how much a number's
+unit says it belongs to a field ("60 days", "12 GB")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from extraction.extractors.rules.fields import Profile, stem
+from extraction.extractors.rules.mentions import Mention
+
+UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
+
+_TIME = {
+    "day": 1.0,
+    "week": 7.0,
+    "month": 30.0,
+    "year": 365.0,
+    "yr": 365.0,
+    "hour": 1 / 24,
+    "minute": 1 / 1440,
+}
+
+
+def time_unit(text: str) -> str | None:
+    """The unit of time a field or a number is in ("notice_period_days", "3 months")."""
+    for word in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
+        unit = word.rstrip("s")
+        if unit in _TIME:
+            return unit
+    return None
+
+
+def in_field_unit(profile: Profile, mention: Mention) -> Any:
+    """ "three months" for a field in days is 90 (and "2 weeks" 14)."""
+    said = time_unit(" ".join(mention.after.split()[:1]))
+    wanted = time_unit(profile.key) or time_unit(profile.field.get("description", ""))
+    if mention.type != "number" or not said or not wanted or said == wanted:
+        return mention.value
+    value = mention.value * _TIME[said] / _TIME[wanted]
+    return round(value) if abs(value - round(value)) < 0.05 else round(value, 2)
+
+
+def unit_points(profile: Profile, mention: Mention) -> float:
+    after = [stem(w) for w in re.findall(r"[a-z%]+", mention.after)]
+    if not after:
+        return 0.0
+    if time_unit(after[0]) and (
+        time_unit(profile.key) or time_unit(profile.field.get("description", ""))
+    ):
+        return UNIT_BONUS
+    if after[0] in ("percent", "%"):
+        return (
+            UNIT_BONUS
+            if {"percent", "yield", "rate", "%"} & set(profile.words)
+            or "percent" in profile.field.get("description", "")
+            else -1.0
+        )
+    if after[0] in profile.words or (len(after) > 1 and " ".join(after) in ("of u", "of them")
+                                     and {"people", "person", "adult", "traveller", "occupant"} & set(profile.words)):  # fmt: skip
+        return UNIT_BONUS
+    if after[0] in ("of", "people", "person", "adult", "pax", "guest") and {
+        "people",
+        "person",
+        "adult",
+        "pax",
+        "traveller",
+        "occupant",
+        "living",
+    } & set(profile.words):
+        return UNIT_BONUS
+    return -0.6 if after[0] in UNIT_WORDS else 0.0
+
+
+UNIT_WORDS = {"day", "week", "month", "year", "hour", "minute", "gb", "mb", "mg", "kg", "km",
+               "percent", "%", "unit", "flat", "bhk", "bed", "bedroom", "people", "person",
+               "time", "lakh", "crore", "k", "grade", "line", "kid", "child", "room"}  # fmt: skip
