@@ -55,8 +55,9 @@ def test_forget_deletes_the_units_that_state_the_value_and_its_summary_sentences
     assert _lakhs_in_units(priya) == []
     assert ACU.objects.filter(end_user=priya).count() == units_before - 2  # Pune stays
     document = HotDocument.objects.get(end_user=priya)
-    assert "lakh" not in document.summary and "Pune" in document.summary
-    assert "lakh" not in document.stable_block
+    # The summary's history line of the budget goes; its other sentences, and the other fact, stay.
+    assert "lakh" not in document.summary and "Priya" in document.summary
+    assert "lakh" not in document.stable_block and "Pune" in document.stable_block
     # Without redact_turns the turn log, the source of truth, keeps what was said.
     assert Turn.objects.filter(end_user=priya, text__contains="lakhs").count() == 2
 
