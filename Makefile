@@ -19,12 +19,15 @@ help:
 	@echo "make lint    ruff, ruff format --check, mypy, makemigrations --check"
 	@echo "make manage ARGS='createsuperuser'   any manage.py command with the services up"
 
-$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
+# The framework adapters (clients/*/ but python and typescript): packages of their own on top
+# of the client, installed here so that the tests run them against the live server.
+ADAPTERS := openai_agents
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(ADAPTERS:%=clients/%/pyproject.toml)
 	@test -x $(PY) || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(VENV); }
 	# The Python client (and its MCP server) is a package of its own; `manage.py mcp` and the
 	# tests use it from here.
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' \
-		-e 'clients/python[mcp]'
+		-e 'clients/python[mcp]' $(ADAPTERS:%=-e clients/%)
 	@touch $@
 
 venv: $(STAMP)
