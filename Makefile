@@ -32,6 +32,14 @@ $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(ADAPTER
 
 venv: $(STAMP)
 
+# The TypeScript client's toolchain (typescript, openapi-typescript, the AI SDK for its tests),
+# exactly as clients/typescript/package-lock.json pins it.
+TS := clients/typescript
+TS_MODULES := $(TS)/node_modules/.package-lock.json
+$(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 run: $(STAMP)
 	$(PY) -m config.runtime run
 
@@ -42,12 +50,12 @@ browser:
 		apt-get install -y -q chromium >/dev/null 2>&1 || \
 		{ apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; }
 
-test: $(STAMP) browser
+test: $(STAMP) browser $(TS_MODULES)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
 
 # The edit-test loop: everything but the tests marked slow (they start real processes: the
 # browser, the fault suite, gunicorn, a Celery worker). CI runs `make test`, all of them.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(TS_MODULES)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 bench-extraction: $(STAMP)
@@ -110,4 +118,4 @@ manage: $(STAMP)
 	$(RUNTIME) $(PY) manage.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(TS)/node_modules $(TS)/dist
