@@ -21,7 +21,7 @@ help:
 
 # The framework adapters (clients/*/ but python and typescript): packages of their own on top
 # of the client, installed here so that the tests run them against the live server.
-ADAPTERS := openai_agents langgraph pipecat
+ADAPTERS := openai_agents langgraph pipecat livekit
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(ADAPTERS:%=clients/%/pyproject.toml)
 	@test -x $(PY) || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(VENV); }
 	# The Python client (and its MCP server) is a package of its own; `manage.py mcp` and the
