@@ -20,14 +20,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterable
-from typing import Any
+from typing import Any, cast
 
 from handover_client import AsyncHandover, NotFoundError
 from handover_client import Session as OpenedSession
 from handover_client.errors import APIError, HandoverError
 from handover_client.models import Role
 from livekit.agents import Agent, FlushSentinel, ModelSettings, llm
-from livekit.agents.llm import ChatContext, ChatMessage, function_tool
+from livekit.agents.llm import ChatContext, ChatMessage, ChatRole, function_tool
 from livekit.agents.voice.events import CloseEvent, ConversationItemAddedEvent
 
 __all__ = ["HandoverAgent"]
@@ -56,7 +56,7 @@ class HandoverAgent(Agent):
         memory = "\n\n".join(part for part in (instructions, opened.system_block) if part)
         chat_ctx = ChatContext.empty()
         for message in opened.recent_messages:
-            chat_ctx.add_message(role=message["role"], content=message["content"])
+            chat_ctx.add_message(role=cast(ChatRole, message["role"]), content=message["content"])
         super().__init__(instructions=memory, chat_ctx=chat_ctx, **kwargs)
         self.client, self.opened, self.agent_slug, self.user = client, opened, agent, user
         self.recall, self.recall_seconds = recall, recall_seconds

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, cast
 
 from handover_client import AsyncHandover, NotFoundError
 from handover_client import Session as OpenedSession
@@ -39,7 +39,7 @@ from pipecat.frames.frames import (
     LLMContextUserTurnFrame,
     StartFrame,
 )
-from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_context import LLMContext, LLMContextMessage
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.services.llm_service import FunctionCallParams, LLMService
 
@@ -118,7 +118,8 @@ class HandoverMemory(FrameProcessor):
                 # Composed after the service's own prompt and kept on every inference.
                 self.llm.append_system_instruction(self.opened.system_block)
             earlier = list(self.context.get_messages())
-            self.context.set_messages([*self.opened.recent_messages, *earlier])
+            recent = cast(list[LLMContextMessage], self.opened.recent_messages)
+            self.context.set_messages([*recent, *earlier])
         if self._writer is None:
             self._writer = self.create_task(self._write(), "handover-appends")
 
