@@ -25,9 +25,10 @@ ADAPTERS := openai_agents langgraph pipecat livekit
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(ADAPTERS:%=clients/%/pyproject.toml)
 	@test -x $(PY) || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(VENV); }
 	# The Python client (and its MCP server) is a package of its own; `manage.py mcp` and the
-	# tests use it from here.
+	# tests use it from here. livekit[openai]: LiveKit's OpenAI plugin, the LLM of its tests.
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' \
-		-e 'clients/python[mcp]' $(ADAPTERS:%=-e clients/%)
+		-e 'clients/python[mcp]' -e clients/openai_agents -e clients/langgraph \
+		-e clients/pipecat -e 'clients/livekit[openai]'
 	@touch $@
 
 venv: $(STAMP)
