@@ -19,15 +19,27 @@ help:
 	@echo "make lint    ruff, ruff format --check, mypy, makemigrations --check"
 	@echo "make manage ARGS='createsuperuser'   any manage.py command with the services up"
 
-$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
+# The framework adapters (clients/*/ but python and typescript): packages of their own on top
+# of the client, installed here so that the tests run them against the live server.
+ADAPTERS := openai_agents langgraph pipecat livekit
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml $(ADAPTERS:%=clients/%/pyproject.toml)
 	@test -x $(PY) || { PYTHON_BIN=$$(scripts/find-python) && $$PYTHON_BIN -m venv $(VENV); }
 	# The Python client (and its MCP server) is a package of its own; `manage.py mcp` and the
-	# tests use it from here.
+	# tests use it from here. livekit[openai]: LiveKit's OpenAI plugin, the LLM of its tests.
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' \
-		-e 'clients/python[mcp]'
+		-e 'clients/python[mcp]' -e clients/openai_agents -e clients/langgraph \
+		-e clients/pipecat -e 'clients/livekit[openai]'
 	@touch $@
 
 venv: $(STAMP)
+
+# The TypeScript client's toolchain (typescript, openapi-typescript, the AI SDK for its tests),
+# exactly as clients/typescript/package-lock.json pins it.
+TS := clients/typescript
+TS_MODULES := $(TS)/node_modules/.package-lock.json
+$(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 run: $(STAMP)
 	$(PY) -m config.runtime run
@@ -44,12 +56,12 @@ browser:
 			"so that chromium is on PATH, or run make test-fast, which skips the browser tests"; \
 			exit 1; }; }
 
-test: $(STAMP) browser
+test: $(STAMP) browser $(TS_MODULES)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest $(PYTEST_ARGS)
 
 # The edit-test loop: everything but the tests marked slow (they start real processes: the
 # browser, the fault suite, gunicorn, a Celery worker). CI runs `make test`, all of them.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(TS_MODULES)
 	CACHE_KEY_PREFIX=hv-test $(RUNTIME) $(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 bench-extraction: $(STAMP)
@@ -112,4 +124,4 @@ manage: $(STAMP)
 	$(RUNTIME) $(PY) manage.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(TS)/node_modules $(TS)/dist

@@ -63,8 +63,10 @@ async def run(agent: str, user: str, model: str) -> None:
             # numbers the turns in conversation order.
             pending.append(asyncio.create_task(memory.append_turn(sid, role, text)))
 
-        for line in sys.stdin:
-            heard = line.strip()
+        while True:
+            # Read the next line in a thread: a blocking read in the event loop would stall the
+            # background appends (and everything else) until the caller speaks again.
+            heard = (await asyncio.to_thread(sys.stdin.readline)).strip()
             if not heard:
                 break
             remember("user", heard)

@@ -8,8 +8,9 @@ llama.cpp's ``schema`` beside ``json_object``); a request asking for another is 
 400 naming it, as a server without structured outputs does (nothing scripted is used up).
 
 A chat request that is none of these tasks (an agent's turn, as in examples/) is answered from
-the "chat" script: ``("say", "text")`` or ``("tool_call", {"name": ..., "arguments": {...}})``;
-with nothing scripted, it says "OK."."""
+the "chat" script: ``("say", "text")``, ``("tool_call", {"name": ..., "arguments": {...}})`` or
+``("status", 500)`` (an error answer); with nothing scripted, it says "OK.". A chat request with
+``stream: true`` gets the same answer as server-sent chunks."""
 
 from __future__ import annotations
 
@@ -73,10 +74,17 @@ class ScriptedModel:
                     kind, payload = (
                         model.scripts["chat"].popleft() if model.scripts["chat"] else chat
                     )
+                    if kind == "status":
+                        self._send(payload, {"error": {"message": f"scripted {payload}"}})
+                        return
                     if kind == "tool_call":
-                        self._send(200, model.tool_call(payload["name"], payload["arguments"]))
+                        answer = model.tool_call(payload["name"], payload["arguments"])
                     else:
-                        self._send(200, model.completion(payload, raw=True))
+                        answer = model.completion(payload, raw=True)
+                    if body.get("stream"):
+                        self._stream(answer)
+                    else:
+                        self._send(200, answer)
                     return
                 asked = (body.get("response_format") or {}).get("type")
                 hinted = "schema" in (body.get("response_format") or {})
@@ -106,6 +114,38 @@ class ScriptedModel:
                     self._send(200, model.completion(payload, raw=True))
                 else:
                     self._send(200, model.completion(payload))
+
+            def _stream(self, answer: dict[str, Any]) -> None:
+                """The answer as server-sent chunks (``stream: true``), as the voice
+                frameworks ask for it: the role, the content a few words at a time or the
+                tool call, the finish reason, the usage, then [DONE]."""
+                message, choice = answer["choices"][0]["message"], answer["choices"][0]
+                deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+                if message.get("tool_calls"):
+                    deltas += [{"tool_calls": [{"index": i, **call}]}
+                               for i, call in enumerate(message["tool_calls"])]  # fmt: skip
+                else:
+                    words = str(message.get("content") or "").split(" ")
+                    deltas += [{"content": w if i == 0 else " " + w} for i, w in enumerate(words)]
+                chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+                          for d in deltas]  # fmt: skip
+                chunks.append({"choices": [{"index": 0, "delta": {},
+                                            "finish_reason": choice["finish_reason"]}]})  # fmt: skip
+                chunks.append({"choices": [], "usage": answer["usage"]})
+                data = b"".join(
+                    b"data: " + json.dumps({"id": "scripted", "object": "chat.completion.chunk",
+                                            "created": 0, "model": "scripted", **c}).encode()
+                    + b"\n\n"
+                    for c in chunks
+                ) + b"data: [DONE]\n\n"  # fmt: skip
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
                 data = json.dumps(body).encode()

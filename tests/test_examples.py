@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,13 +99,26 @@ def test_async_voice_agent_answers_first_and_stores_every_turn_in_order(
     )
     env = {**os.environ, "HANDOVER_API_KEY": key, "HANDOVER_URL": live_server.url,
            "OPENAI_BASE_URL": model.url}  # fmt: skip
-    done = subprocess.run(
+    agent = subprocess.Popen(
         [sys.executable, "examples/async_voice_agent.py", "--agent", "property", "--user", "priya"],
-        input="Hi!\nWhat was my budget?\n", capture_output=True, text=True, cwd=ROOT, env=env,
-        timeout=120,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=env,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.splitlines() == ["Hello Priya.", "Eighty lakh."]
+    try:
+        assert agent.stdin is not None
+        agent.stdin.write("Hi!\n")
+        agent.stdin.flush()
+        # While it waits for the caller's next line, the first exchange is stored: waiting for
+        # input does not hold up the background appends.
+        deadline = time.monotonic() + 30
+        while Turn.objects.count() < 2:
+            assert agent.poll() is None and time.monotonic() < deadline, "appends stalled"
+            time.sleep(0.05)
+        stdout, stderr = agent.communicate("What was my budget?\n", timeout=120)
+    finally:
+        agent.kill()
+    assert agent.returncode == 0, stderr[-3000:]
+    assert stdout.splitlines() == ["Hello Priya.", "Eighty lakh."]
     assert "₹80 lakh" in model.requests[0]["messages"][0]["content"]
     assert "₹80 lakh" in model.requests[2]["messages"][-1]["content"]  # the search result
     assert list(Turn.objects.order_by("seq").values_list("seq", "role", "text")) == [

@@ -41,7 +41,10 @@ def index_legs(
     similarity = index.matrix @ vector if index.unit_ids else np.zeros(0, np.float32)
     allowed = None
     if session is not None:
-        allowed = np.array([span is not None and span[0] == session for span in index.unit_turns])
+        # dtype: with no unit the list is empty, and an empty array is float (``&`` refuses it).
+        allowed = np.array(
+            [span is not None and span[0] == session for span in index.unit_turns], dtype=bool
+        )
     masked = similarity if allowed is None else np.where(allowed, similarity, -np.inf)
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip

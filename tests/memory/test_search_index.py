@@ -140,3 +140,19 @@ def test_a_user_too_large_for_the_index_is_searched_in_sql(
     result = memory_search(agent=advisor, end_user=priya, query="Oscar the puppy", k=2)
     assert "Oscar" in result.hits[0].text
     assert "semantic_ms" in result.timings and "rank_ms" not in result.timings  # the SQL legs
+
+
+def test_a_session_search_of_a_user_with_turns_but_no_units_answers(
+    advisor: Agent, priya: EndUser
+) -> None:
+    """A voice agent's recall searches the call's session before any extraction ran: the index
+    holds turns and no unit (the session filter was an empty float array, and ``&`` with the
+    empty boolean orphans raised: a 500)."""
+    hot_document_load(agent=advisor, end_user=priya)
+    opened = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk)
+    turn_append(tenant_id=advisor.tenant_id, session_id=opened.id,
+                turns=[TurnIn(role="user", text="Our budget is 80 lakhs.")])  # fmt: skip
+    result = memory_search(agent=advisor, end_user=priya, query="budget", k=3,
+                           session=str(opened.id))  # fmt: skip
+    assert [hit.source for hit in result.hits] == ["turn"]
+    assert result.hits[0].text.endswith("said: Our budget is 80 lakhs.")
