@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.text import sentences
-from extraction.extractors.rules.acts import RELATIVE
+from extraction.extractors.rules.acts import RELATIONS, RELATIVE
 from extraction.extractors.rules.amounts import money_in
 from extraction.extractors.rules.fields import names_field
 from extraction.text import ABSOLUTE_DATE, MONTHS, find_date, format_date
@@ -128,7 +128,9 @@ def _uncovered(
     one changes or was misread, contradicts them. What someone else paid or owns stays (theirs,
     and said so)."""
     body = sentence[start:]
-    if RELATIVE.search(body):  # "Priya's cousin paid …" (not "Priya's budget": she is the user)
+    if RELATIVE.search(body) or _THEIRS.search(
+        body
+    ):  # "Priya's cousin paid …", not "Priya's budget"
         return False
     types = {f["type"] for f in fields}
     for type_ in (FieldType.MONEY, FieldType.DATE):
@@ -147,9 +149,15 @@ def _uncovered(
             for c in field.get("choices") or []
         ):
             return True
+    if any(f["type"] == FieldType.STRING and _names_thing(f, versions, lowered) for f in fields):
+        return True  # "Yes, thiocolchicoside 4 mg twice a day": the medication's fact says it
     texts = {v.value_text.lower() for v in versions if v.field not in _NAME_FIELDS and len(v.value_text) >= 3
              and _type(fields, v) == FieldType.STRING}  # fmt: skip
     return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", lowered) for t in texts)
+
+
+# Someone the summary names by their relation to the user ("Laura Chen's old roommate").
+_THEIRS = re.compile(rf"\b[A-Z]\w*'s\s+(?:\w+\s+)?(?:{RELATIONS})s?\b")
 
 
 def _names_thing(field: dict[str, Any], versions: list[Version], lowered: str) -> bool:
