@@ -128,9 +128,7 @@ def _uncovered(
     one changes or was misread, contradicts them. What someone else paid or owns stays (theirs,
     and said so)."""
     body = sentence[start:]
-    if RELATIVE.search(body) or _THEIRS.search(
-        body
-    ):  # "Priya's cousin paid …", not "Priya's budget"
+    if _theirs_before_value(sentence, start, fields):  # "Priya's cousin paid …"
         return False
     types = {f["type"] for f in fields}
     for type_ in (FieldType.MONEY, FieldType.DATE):
@@ -158,6 +156,21 @@ def _uncovered(
 
 # Someone the summary names by their relation to the user ("Laura Chen's old roommate").
 _THEIRS = re.compile(rf"\b[A-Z]\w*'s\s+(?:\w+\s+)?(?:{RELATIONS})s?\b")
+
+
+def _theirs_before_value(sentence: str, start: int, fields: list[dict[str, Any]]) -> bool:
+    """Whether the sentence is about someone else's value: a relative or friend named before
+    the first value it states ("Priya's cousin paid ₹50 lakh"). One named after the value is
+    not its owner ("up to £18,000, he would have to talk it over with his wife")."""
+    body = sentence[start:]
+    other = [m.start() for rx in (RELATIVE, _THEIRS) if (m := rx.search(body))]
+    if not other:
+        return False
+    types = {f["type"] for f in fields} | {FieldType.NUMBER}
+    values = [s - start for t in types for _, s, _ in _spans(t, sentence, start)]
+    values += [m.start() for f in fields if f["type"] == FieldType.ENUM
+               for c in f.get("choices") or [] if (m := re.search(rf"(?i)\b{re.escape(str(c))}\b", body))]  # fmt: skip
+    return min(other) < min(values, default=len(body))
 
 
 def _names_thing(field: dict[str, Any], versions: list[Version], lowered: str) -> bool:

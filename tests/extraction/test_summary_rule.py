@@ -37,3 +37,12 @@ def test_someone_the_user_names_by_relation_keeps_their_own_value() -> None:
     assert "roommate still lives in Austin" in kept  # the roommate's, not hers
     assert "Grace Thompson lives in Austin" not in kept  # hers, and no longer true
     assert "City: Austin until 2 April 2026; Seattle since." in kept
+
+
+def test_a_relative_named_after_the_value_does_not_own_it() -> None:
+    fields = [*FIELDS, {"key": "fee_budget", "type": "money", "description": "yearly fee cap"}]
+    text = ("On 9 March 2026, David said: Probably up to £18,000 a year, he would have to talk "
+            "it over with David's wife. On 9 March 2026, David's cousin paid £30,000 a year.")  # fmt: skip
+    kept = summary_consistent(text, fields, _versions(), max_tokens=200)
+    assert "£18,000" not in kept  # his own budget: the facts speak for it
+    assert "cousin paid £30,000" in kept  # the cousin's
