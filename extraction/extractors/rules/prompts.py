@@ -20,7 +20,7 @@ from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
 from extraction.extractors.rules.fields import Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
-from extraction.extractors.rules.strings import after_cue, proper_nouns
+from extraction.extractors.rules.strings import after_cue, kinds_named, proper_nouns
 
 OFFER = re.compile(
     r"\b(shall i|should i|can i|may i|i'll|i will|i can|i could|we'll|we will|we can|we could|let's|let me|"
@@ -158,9 +158,12 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
             m.type == "enum"
             for m in typed_mentions(sentence, turn.occurred_at.date(), enums, currency)
         )
-        told = (
-            ABOUT_YOU.search(sentence) or REPORT.search(sentence) or states
-        )  # "the lamp is delivered"
+        told = (  # "the lamp is delivered"; "For the HR business partner role, …"
+            ABOUT_YOU.search(sentence)
+            or REPORT.search(sentence)
+            or states
+            or any(p.type == "string" and kinds_named(p, sentence) for p in fields)
+        )
         stated = bool(told) and not OTHERS.search(sentence)  # not another client's, a relative's
         if not (prompt.offers or stated):
             continue
@@ -176,9 +179,12 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         top = max(o[0] for o, _ in owners)
         for (points, profile, cue), mention in owners:
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
-            if (points == top or (profile.qualified and points >= 1.0)) and key not in seen:
+            named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
+            if (
+                points == top or (profile.qualified and points >= 1.0) or named
+            ) and key not in seen:
                 seen.add(key)
-                into = prompt.proposals if offer or prompt.offers else prompt.stated
+                into = prompt.proposals if (offer or prompt.offers) and not named else prompt.stated
                 into.append((profile, replace(mention, sentence=sentence), cue))
     _name_check(prompt, question, fields)
     best = prompt.best()

@@ -348,4 +348,15 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
             top = max(c.why.get("points", 0) for c in group)
             chosen = [c for c in group if c.why.get("points", 0) >= top - 0.5][-1]
         out.append(chosen)
+    out = [c for c in out if not _shortened(c, current)]
     return sorted(out, key=lambda c: c.order)
+
+
+def _shortened(claim: Claim, current: dict[str, str]) -> bool:
+    """The agent naming what memory holds by part of it ("the HR role" for "HR business
+    partner"): the same thing, not a new value."""
+    held = current.get(claim.key)
+    if not claim.why.get("agent") or claim.profile.type != "string" or held is None:
+        return False
+    said, whole = set(str(claim.value).lower().split()), set(held.lower().split())
+    return bool(said) and said < whole

@@ -222,7 +222,7 @@ def proper_nouns(text: str, skip: set[str] | None = None) -> list[tuple[str, int
         at_start = match.start() == 0 or re.search(r"[.!?]\s*$", text[: match.start()])
         words = value.split()
         while words and (
-            words[0] in _NOT_NAMES
+            (words[0] in _NOT_NAMES and not (words[0] in _TITLES and len(words) > 1))
             or (
                 words[0].lower() in GENERIC | _COMMON
                 and (at_start or words[0] in _NOT_NAMES or len(words) > 1)
@@ -237,6 +237,7 @@ def proper_nouns(text: str, skip: set[str] | None = None) -> list[tuple[str, int
     return out
 
 
+_TITLES = {"Dr", "Prof"}  # part of the name they stand before ("Dr Schulz"); Mr and Ms are not
 _COMMON = set(["please", "thanks", "sorry", "good", "great", "fine", "well", "okay", "also", "just", "only", "actually", "yes", "no", "hi", "hello", "hey", "sure", "maybe", "perhaps", "probably", "yeah", "yep", "oh", "ah", "lovely", "nice", "cool", "mostly", "mainly", "shall", "should", "would", "could", "can", "will", "may", "might", "do", "does", "did", "is", "are", "was", "were", "have", "has", "what", "which", "when", "where", "who", "how", "why", "let", "lets", "let's", "any", "some", "every", "all", "if", "then", "there", "here"])  # fmt: skip
 
 
@@ -296,6 +297,8 @@ def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
         value = _value_from(profile, mine.group("v"), profile.proper)
         if value:
             out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
+    if not out:
+        out += kinds_named(profile, clause)
     if out or not profile.proper:
         return out
     present = {t for t, _ in _tokens(clause)}
@@ -307,6 +310,28 @@ def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
             value = _value_from(profile, rest, True, loose=False)
             if value:
                 return [(value, f"word: {word}", at)]
+    return out
+
+
+_NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", "whole", "usual"}
+
+
+def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
+    """The value named as a kind of the field's head noun: "the data analyst role" for a field
+    ``role_applied``, "the Starter plan" for ``plan``, "the Lake Como area" for ``hotel_area``
+    (the key's nouns; "applied", "preferred" are not). Values of proper fields are capitalised."""
+    out: list[tuple[str, str, int]] = []
+    for head in (w for w in profile.key.split("_") if len(w) > 2 and not w.endswith(("ed", "ing"))):
+        for match in re.finditer(
+            rf"\b(?:the|a|an)\s+((?:[\w-]+\s+){{1,4}}?){head}s?\b", clause, re.I
+        ):
+            words = match.group(1).split()
+            if any(w.lower() in GENERIC or w.lower() in _NOT_KINDS or w.lower() in _COMMON
+                   or w.lower() == head or w.isdigit() for w in words):  # fmt: skip
+                continue
+            if profile.proper and not all(w[:1].isupper() for w in words):
+                continue
+            out.append((" ".join(words), f"a kind of '{head}'", match.start(1)))
     return out
 
 

@@ -32,6 +32,12 @@ NEGATIVE = re.compile(
     r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah)\b",
     re.I,
 )
+# The answer that something no longer holds ("I stopped", "gave it up", "not any more").
+CEASED = re.compile(
+    r"\b(?:stopped|quit|gave (?:it |them |that )?up|given (?:it |them |that )?up|no longer|"
+    r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
+    re.I,
+)
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 
 
@@ -269,6 +275,10 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
             value = _alternative(asked, prompt.turn.text, text)
         else:
             value = True if accepts(text) and not denies(text) else False if denies(text) else None
+            if CEASED.search(text) and not third_party(text):
+                value = False  # "Do you smoke?" — "I stopped completely ten days ago."
+            elif value and CEASED.search(prompt.turn.text):
+                value = False  # "Have you quit smoking?" — "Yes."
         if value is not None:
             offered = bool(OFFER.search(prompt.turn.text))
             source = "confirmed" if value and offered else _source(ctx, text)

@@ -1,0 +1,75 @@
+"""The offline extractor on three dialogue moves, with a schema written for these tests (a gym's
+front desk): a value named as a kind of the field's noun ("the Gold plan", "the yoga class"),
+the agent naming it by part of it later ("the Gold one" is not a new plan), and a yes/no field
+answered by saying the thing stopped ("I stopped completely")."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from extraction.extractors import Usage, WindowTurn
+from extraction.extractors.rules import RulesExtractor
+
+GYM: list[dict[str, Any]] = [
+    {"key": "name", "description": "The member's name", "category": "profile", "type": "string"},
+    {"key": "membership_plan", "description": "The membership the member is on", "category": "temporal",
+     "type": "string"},
+    {"key": "monthly_fee", "description": "What the member pays a month", "category": "temporal",
+     "type": "money"},
+    {"key": "smoker", "description": "Whether the member smokes", "category": "profile", "type": "boolean"},
+    {"key": "trainer", "description": "The member's personal trainer", "category": "temporal",
+     "type": "string", "examples": ["my trainer is Dr Mehta"]},
+]  # fmt: skip
+MON = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
+
+
+def _facts(turns: list[tuple[str, str]], known: dict[str, str] | None = None) -> dict[str, Any]:
+    window = [
+        WindowTurn(
+            i,
+            "s",
+            i,
+            "user" if r == "u" else "assistant",
+            t,
+            MON + datetime.timedelta(minutes=i),
+            "Ola",
+            "the desk",
+        )
+        for i, (r, t) in enumerate(turns)
+    ]
+    found = RulesExtractor().extract_facts(window, GYM, Usage(), known)
+    return {f.key: (f.value, f.source) for f in found}
+
+
+def test_a_value_named_as_a_kind_of_the_fields_noun_beside_a_question() -> None:
+    facts = _facts([("a", "For the Gold Flex plan, what would you like to pay a month?"),
+                    ("u", "Around 40 euros if possible.")])  # fmt: skip
+    assert facts["membership_plan"] == ("Gold Flex", "inferred")  # the agent said it
+    assert "monthly_fee" in facts
+
+
+def test_the_agent_naming_a_held_value_by_part_of_it_is_not_a_new_value() -> None:
+    held = {"membership_plan": "Gold Flex"}
+    facts = _facts([("a", "Hi Ola, following up on the Gold plan."), ("u", "Hi!")], held)
+    assert "membership_plan" not in facts
+    moved = _facts([("a", "Hi Ola, you are now on the Silver plan."), ("u", "Thanks.")], held)
+    assert moved["membership_plan"][0] == "Silver"
+
+
+def test_a_yes_no_answered_by_saying_it_stopped_is_no() -> None:
+    first = _facts([("a", "Do you smoke?"), ("u", "Yes, a few a day.")])
+    assert first["smoker"][0] is True
+    facts = _facts(
+        [("a", "Have you cut down on smoking?"), ("u", "I stopped completely last month.")]
+    )
+    assert facts["smoker"][0] is False
+    quit_ = _facts([("a", "Have you quit smoking yet?"), ("u", "Yes.")])
+    assert quit_["smoker"][0] is False
+    theirs = _facts([("a", "Do you smoke?"), ("u", "Yes. My brother quit though.")])
+    assert theirs["smoker"][0] is True
+
+
+def test_a_doctors_title_stays_with_the_name() -> None:
+    facts = _facts([("a", "Who would you like as your trainer?"), ("u", "Dr Mehta, please.")])
+    assert facts["trainer"][0] == "Dr Mehta"
