@@ -20,11 +20,17 @@ GYM: list[dict[str, Any]] = [
     {"key": "smoker", "description": "Whether the member smokes", "category": "profile", "type": "boolean"},
     {"key": "trainer", "description": "The member's personal trainer", "category": "temporal",
      "type": "string", "examples": ["my trainer is Dr Mehta"]},
+    {"key": "lift_kg", "description": "The weight the member lifts for each exercise, one fact per "
+     "exercise (lift_kg:squat, lift_kg:deadlift)", "category": "temporal", "type": "number"},
+    {"key": "sessions_per_week", "description": "How many sessions a week the member books",
+     "category": "temporal", "type": "number"},
 ]  # fmt: skip
 MON = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
 
 
-def _facts(turns: list[tuple[str, str]], known: dict[str, str] | None = None) -> dict[str, Any]:
+def _facts(
+    turns: list[tuple[str, str]], known: dict[str, str] | None = None, desk: str = "the desk"
+) -> dict[str, Any]:
     window = [
         WindowTurn(
             i,
@@ -34,7 +40,7 @@ def _facts(turns: list[tuple[str, str]], known: dict[str, str] | None = None) ->
             t,
             MON + datetime.timedelta(minutes=i),
             "Ola",
-            "the desk",
+            desk,
         )
         for i, (r, t) in enumerate(turns)
     ]
@@ -73,3 +79,26 @@ def test_a_yes_no_answered_by_saying_it_stopped_is_no() -> None:
 def test_a_doctors_title_stays_with_the_name() -> None:
     facts = _facts([("a", "Who would you like as your trainer?"), ("u", "Dr Mehta, please.")])
     assert facts["trainer"][0] == "Dr Mehta"
+
+
+def test_a_number_beside_a_thing_memory_keeps_facts_per_updates_that_thing() -> None:
+    held = {"lift_kg:bench": "60", "lift_kg:squat": "80"}
+    facts = _facts(
+        [("a", "Welcome back! Any changes?"), ("u", "Coach moved my bench to 70.")], held
+    )
+    assert facts["lift_kg:bench"][0] == 70
+    offered = _facts([("a", "So bench 70 and deadlift 120?"), ("u", "yes.")], held)
+    assert offered["lift_kg:bench"] == (70, "confirmed")
+    assert offered["lift_kg:deadlift"] == (120, "confirmed")
+
+
+def test_a_number_naming_a_kind_is_no_quantity() -> None:
+    facts = _facts(
+        [("a", "Any conditions we should know about?"), ("u", "I have type 2 diabetes.")]
+    )
+    assert "sessions_per_week" not in facts and not any(k.startswith("lift_kg") for k in facts)
+
+
+def test_a_name_that_starts_like_the_agents_is_kept_whole() -> None:
+    facts = _facts([("a", "Hi, Ana here. Your name?"), ("u", "Ananya Iyer.")], desk="Ana")
+    assert facts["name"][0] == "Ananya Iyer"

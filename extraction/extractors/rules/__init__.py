@@ -66,12 +66,12 @@ class RulesExtractor:
                 claims += _taken_up(offered, turn, index)
                 offered = []
                 reader.note_money(turn.text)
-                prompt = read_prompt(turn, fields_, vectors, reader.currency)
+                prompt = read_prompt(turn, fields_, vectors, reader.currency, qualifiers.vocab)
                 qualifiers.hear(turn.text)
                 continue
             if turn.role != "user":
                 continue
-            ctx = Context(index, turn, prompt, fields_, vectors)
+            ctx = Context(index, turn, prompt, fields_, vectors, things=qualifiers.vocab)
             found = keep_last_per_field(
                 qualifiers.settle(reader.read(ctx, current, qualifiers), ctx),
                 ctx.turn.text,

@@ -113,6 +113,9 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 sentence, number.start, number.end
             ):
                 continue
+            kind = _KIND_OF.search(sentence[: number.start])
+            if kind and not any(kind.group(1).lower() in p.key.split("_") for p in fields):
+                continue  # "type 2 diabetes", "stage 3": which kind, not a quantity
             value: float | int = (
                 int(number.value) if float(number.value).is_integer() else number.value
             )
@@ -123,6 +126,9 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 if not any(m.type == "enum" and m.value == mention.value for m in out):
                     out.append(mention)
     return sorted(out, key=lambda m: m.start)
+
+
+_KIND_OF = re.compile(r"\b(type|stage|phase|version|series|model|gen|generation)\s*$", re.I)
 
 
 def _clock(text: str, start: int, end: int) -> bool:

@@ -132,7 +132,7 @@ NAME_CHECK = re.compile(
 
 
 def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.ndarray],
-                currency: str | None) -> Prompt:  # fmt: skip
+                currency: str | None, things: dict[str, list[str]] | None = None) -> Prompt:  # fmt: skip
     """What the agent's turn asks, proposes (questions and offers that carry a value) and
     states about the user ("You applied for the product designer role")."""
     said = sentences(turn.text)
@@ -170,7 +170,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
-        owners = [(o, m) for m in mentions if (o := _owner(m, sentence, turn.text, fields, prompt))]
+        owners = [(o, m) for m in mentions
+                  if (o := _owner(m, sentence, turn.text, fields, prompt, things or {}))]  # fmt: skip
         owners += _string_offers(sentence, fields, prompt)
         if not owners:
             continue
@@ -208,8 +209,8 @@ def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
         )
 
 
-def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile],
-           prompt: Prompt) -> tuple[float, Profile, str] | None:  # fmt: skip
+def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
+           things: dict[str, list[str]]) -> tuple[float, Profile, str] | None:  # fmt: skip
     """The field a value the agent proposes belongs to: the one of its type its sentence (or
     turn) names best, or the one the turn asks about."""
     best: tuple[float, Profile, str] | None = None
@@ -229,6 +230,10 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile],
             points += 1.0  # "20 milligrams" for a field in mg
         if question_kind(sentence):
             points += 0.5  # asked with a value in it: the value is what is proposed
+        before = sentence[: mention.start].lower()
+        if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
+                                     for t in things.get(profile.key, [])):  # fmt: skip
+            points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
         if mention.type == "enum":
             points += 1.0
         if points >= 1.0 and (best is None or points > best[0]):

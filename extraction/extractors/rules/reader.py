@@ -78,6 +78,9 @@ class Context:
     dropped: list[Dropped] = field(default_factory=list)
     mentions: dict[str, list[Mention]] = field(default_factory=dict)  # sentence → its values
     offered: list[Claim] = field(default_factory=list)  # values the user asks for ("Monday?")
+    things: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # field → the things it has facts per
 
     def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
@@ -137,10 +140,9 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
         points += ONLY_FIELD_BONUS
     if mention.type == "date" and "answers" not in why and _SAME_DAY.search(mention.how):
         points -= SAME_DAY_PENALTY  # "after 6 today works" says when, not which date of a field
-    if (
-        prompt is not None
-        and profile.qualified
-        and _names_one(profile, prompt.turn.text + " " + sentence)
+    known = ctx.things.get(profile.key, []) if profile.qualifier_kind == "word" else []
+    if profile.qualified and _names_one(
+        [*profile.qualifiers, *known], (prompt.turn.text if prompt else "") + " " + sentence
     ):
         points += TOPIC_BONUS  # "a new sertraline prescription" — "upped it to 100"
         why["topic"] = "names one of its things"
@@ -301,9 +303,9 @@ def _subject_of(profile: Profile, clause: str, owner: re.Match[str]) -> bool:
     return bool(named or listed or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
 
 
-def _names_one(profile: Profile, text: str) -> bool:
+def _names_one(things: list[str], text: str) -> bool:
     lowered = text.lower()
-    return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in profile.qualifiers)
+    return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in things)
 
 
 def _rhetorical(sentence: str) -> bool:

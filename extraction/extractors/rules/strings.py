@@ -180,7 +180,7 @@ def person_name(text: str, asked: bool, agent: str = "") -> tuple[str, str] | No
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip())[:3]:
         rest = _GREETING.sub("", sentence)
         greeted = greeted or rest != sentence  # "Morning! David Okafor."
-        if agent and rest.lower().startswith(agent.lower()):
+        if agent and re.match(rf"{re.escape(agent)}\b", rest, re.I):  # not "Ananya" for "A"
             rest = _GREETING.sub("", rest[len(agent) :].lstrip(" ,!."))  # "Hi Jess, …"
             greeted = True
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
@@ -321,6 +321,8 @@ def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
     ``role_applied``, "the Starter plan" for ``plan``, "the Lake Como area" for ``hotel_area``
     (the key's nouns; "applied", "preferred" are not). Values of proper fields are capitalised."""
     out: list[tuple[str, str, int]] = []
+    if profile.qualified:  # "the savings account" names which account, not its value
+        return out
     for head in (w for w in profile.key.split("_") if len(w) > 2 and not w.endswith(("ed", "ing"))):
         for match in re.finditer(
             rf"\b(?:the|a|an)\s+((?:[\w-]+\s+){{1,4}}?){head}s?\b", clause, re.I
