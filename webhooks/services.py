@@ -212,7 +212,15 @@ def webhook_emit(
 
 
 def _send(delivery_id: Any, countdown: float = 0) -> None:
-    current_app.signature(DELIVER_TASK, args=[str(delivery_id)]).apply_async(countdown=countdown)
+    # After commit: the change is acknowledged, so a broker that is down must not fail the
+    # request. The delivery row stays pending and the sweep sends it when the broker is back.
+    try:
+        current_app.signature(DELIVER_TASK, args=[str(delivery_id)]).apply_async(
+            countdown=countdown
+        )
+    except Exception as exc:
+        logger.warning("webhook delivery %s not enqueued (%s); the sweep sends it", delivery_id,
+                       type(exc).__name__)  # fmt: skip
 
 
 def _send_all(delivery_ids: list[Any]) -> None:
@@ -272,7 +280,11 @@ def webhook_delivery_attempt(*, delivery_id: Any) -> WebhookDelivery | None:
     ).update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, last_attempt_at=now)
     if claimed != 1:
         return None
-    delivery = WebhookDelivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
+    delivery = (
+        WebhookDelivery.objects.select_related("event", "endpoint").filter(pk=delivery_id).first()
+    )
+    if delivery is None:  # its endpoint was deleted since the claim
+        return None
     started = time.perf_counter()
     code, error, final = _post(delivery.endpoint, delivery.event, now)
     delivery.duration_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -286,16 +298,11 @@ def webhook_delivery_attempt(*, delivery_id: Any) -> WebhookDelivery | None:
         delay = retry_delay(delivery.attempts)
         delivery.status = DeliveryStatus.PENDING
         delivery.next_attempt_at = timezone.now() + datetime.timedelta(seconds=delay)
-    delivery.save(
-        update_fields=[
-            "status",
-            "response_code",
-            "error",
-            "duration_ms",
-            "delivered_at",
-            "next_attempt_at",
-        ]
-    )
+    # An update, not save(): the endpoint (and so this row) may have been deleted meanwhile.
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=delivery.status, response_code=code, error=error, duration_ms=delivery.duration_ms,
+        delivered_at=delivery.delivered_at, next_attempt_at=delivery.next_attempt_at,
+    )  # fmt: skip
     if error:
         logger.info(
             "webhook delivery failed",

@@ -322,3 +322,33 @@ def test_a_tenant_without_endpoints_costs_one_query(
 
 def _boom() -> dict[str, Any]:
     raise AssertionError("built the data of an event nobody listens to")
+
+
+def test_a_broker_that_is_down_fails_no_request_and_the_sweep_sends_later(
+    operator_key_a: Key, agent_a: Agent, receiver: Receiver, monkeypatch: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    from celery.canvas import Signature
+    from kombu.exceptions import OperationalError
+
+    create(operator_key_a, receiver.url, ["fact.created"])
+    real = Signature.apply_async
+
+    def down(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("broker unreachable")
+
+    monkeypatch.setattr(Signature, "apply_async", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = operator_key_a.client().post(
+            "/v1/users/u1/facts",
+            {"agent": "advisor", "key": "city", "value": "Pune"},
+            format="json",
+        )
+    assert response.status_code == 201 and receiver.requests == []
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts) == ("pending", 0)
+    monkeypatch.setattr(Signature, "apply_async", real)
+    later = delivery.next_attempt_at + datetime.timedelta(minutes=2)
+    assert webhook_deliveries_sweep(now=later) == 1
+    delivery.refresh_from_db()
+    assert (delivery.status, len(receiver.requests)) == ("delivered", 1)
