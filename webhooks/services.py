@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core import metrics
 from core.errors import Conflict, invalid
 from core.outbound import OutboundRefused, address_check
 from tenants.services import audit_record
@@ -303,6 +304,9 @@ def webhook_delivery_attempt(*, delivery_id: Any) -> WebhookDelivery | None:
         status=delivery.status, response_code=code, error=error, duration_ms=delivery.duration_ms,
         delivered_at=delivery.delivered_at, next_attempt_at=delivery.next_attempt_at,
     )  # fmt: skip
+    metrics.webhook_attempts.labels(
+        {DeliveryStatus.PENDING: "retrying"}.get(delivery.status, delivery.status)
+    ).inc()
     if error:
         logger.info(
             "webhook delivery failed",

@@ -112,6 +112,7 @@ def test_delivery_gives_up_after_the_last_attempt(
     django_capture_on_commit_callbacks: Any,
 ) -> None:  # fmt: skip
     settings.WEBHOOK_MAX_ATTEMPTS = 3
+    before = {o: _attempts(o) for o in ("retrying", "failed")}
     create(operator_key_a, receiver.url, ["fact.created"])
     receiver.statuses = [500]
     with django_capture_on_commit_callbacks(execute=True):
@@ -124,6 +125,15 @@ def test_delivery_gives_up_after_the_last_attempt(
         500,
         "endpoint answered 500",
     )
+    assert _attempts("retrying") - before["retrying"] == 2  # /metrics
+    assert _attempts("failed") - before["failed"] == 1
+
+
+def _attempts(outcome: str) -> float:
+    from prometheus_client import REGISTRY
+
+    value = REGISTRY.get_sample_value("handover_webhook_attempts_total", {"outcome": outcome})
+    return value or 0.0
 
 
 def test_backoff_doubles_and_is_capped(settings: Any) -> None:
