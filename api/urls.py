@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import observability
-from api.v1 import agents, facts, health, runs, search, sessions, turns, users
+from api.v1 import agents, facts, health, runs, search, sessions, turns, users, webhooks
 
 app_name = "api"
 
@@ -70,6 +70,25 @@ urlpatterns = [
     ),
     path("v1/entities/<str:entity_id>/pin", facts.EntityPinApi.as_view(), name="entity-pin"),
     path("v1/entities/<str:entity_id>/unpin", facts.EntityUnpinApi.as_view(), name="entity-unpin"),
+    path("v1/webhooks", webhooks.WebhookListApi.as_view(), name="webhook-list"),
+    path(
+        "v1/webhooks/<str:webhook_id>", webhooks.WebhookDetailApi.as_view(), name="webhook-detail"
+    ),
+    path(
+        "v1/webhooks/<str:webhook_id>/rotate-secret",
+        webhooks.WebhookRotateApi.as_view(),
+        name="webhook-rotate",
+    ),
+    path(
+        "v1/webhooks/<str:webhook_id>/deliveries",
+        webhooks.DeliveryListApi.as_view(),
+        name="webhook-deliveries",
+    ),
+    path(
+        "v1/webhooks/<str:webhook_id>/deliveries/<str:delivery_id>/replay",
+        webhooks.DeliveryReplayApi.as_view(),
+        name="webhook-replay",
+    ),
     path("healthz", health.HealthzApi.as_view(), name="healthz"),
     path("readyz", health.ReadyzApi.as_view(), name="readyz"),
     path("metrics", observability.metrics_view, name="metrics"),

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     # Ours, bottom of the dependency order first.
     "tenants",
+    "webhooks",
     "schemas",
     "memory",
     "extraction",
@@ -218,6 +219,8 @@ CELERY_BEAT_SCHEDULE = {
     "tier-down": {"task": "memory.tier_down_sweep", "schedule": LIFECYCLE_SWEEP_SECONDS},
     # Extraction runs a dead worker left behind (a starting worker also picks them up).
     "extraction-recover": {"task": "extraction.recover_sweep", "schedule": 300},
+    # Webhook retries due later than a delayed message should wait, and lost messages.
+    "webhooks-sweep": {"task": "webhooks.sweep", "schedule": 60},
 }
 # Rows one step of an erase or a retention sweep deletes per table, in one transaction.
 LIFECYCLE_BATCH_ROWS = env.integer("LIFECYCLE_BATCH_ROWS", 1000, minimum=1)
@@ -311,6 +314,20 @@ try:
     )
 except ValueError as exc:
     raise ImproperlyConfigured(str(exc)) from None
+
+
+# --- Webhooks: the tenant's endpoints, the deployment's rules (ADR 0031) -----------------------
+
+# Endpoints on loopback or private networks: refused (as for model endpoints) unless this is
+# on — for a receiver inside your own network, and the tests' receiver on 127.0.0.1.
+WEBHOOK_ALLOW_PRIVATE = env.boolean("WEBHOOK_ALLOW_PRIVATE", False)
+# Seconds to wait for a receiver's answer.
+WEBHOOK_TIMEOUT = env.integer("WEBHOOK_TIMEOUT", 10, minimum=1)
+# Attempts of one delivery, and the backoff between them: 30 s, 1 min, 2 min … capped at 4 h
+# (10 attempts span about 4 h 15 min).
+WEBHOOK_MAX_ATTEMPTS = env.integer("WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+WEBHOOK_RETRY_SECONDS = env.integer("WEBHOOK_RETRY_SECONDS", 30, minimum=0)
+WEBHOOK_RETRY_MAX_SECONDS = env.integer("WEBHOOK_RETRY_MAX_SECONDS", 4 * 3600, minimum=0)
 
 
 # --- Observability (docs/observability.md, ADR 0019) -------------------------------------------

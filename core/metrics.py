@@ -67,6 +67,13 @@ extraction_items = Counter(
     ["kind"],
 )
 
+webhook_attempts = Counter(
+    "handover_webhook_attempts",
+    "Webhook delivery attempts, by outcome: delivered (2xx), retrying (scheduled again), "
+    "failed (the last attempt, or an address the rules refuse).",
+    ["outcome"],
+)
+
 
 def hot_cache_read(hit: bool) -> None:
     hot_cache_reads.labels("hit" if hit else "miss").inc()

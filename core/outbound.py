@@ -19,7 +19,7 @@ import socket
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,49}$")
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{0,99}$")
@@ -100,20 +100,37 @@ def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 def address_check(url: str, *, allow_private: bool) -> None:
     """Refuse ``url`` unless it is http(s) and its host resolves only to public addresses
     (or ``allow_private``). Resolution failures are refusals too."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise OutboundRefused("only http:// and https:// URLs with a host", "outbound_url_invalid")
     if allow_private:
+        _parts(url)
         return
+    address_resolve(url, allow_private=False)
+
+
+def address_resolve(url: str, *, allow_private: bool) -> list[str]:
+    """``address_check``, returning the addresses it checked, in the resolver's order. Connect
+    to one of these rather than resolving the host again: a DNS answer that changes between the
+    check and the connection (rebinding) then cannot lead the call to a private address."""
+    parts = _parts(url)
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
     except (OSError, ValueError):
         raise OutboundRefused("the host does not resolve", "outbound_host_unresolved") from None
+    addresses: list[str] = []
     for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not _public(address):
+        text = str(info[4][0]).split("%")[0]
+        if not allow_private and not _public(ipaddress.ip_address(text)):
             raise OutboundRefused("the host resolves to an address that is not public")
+        if text not in addresses:
+            addresses.append(text)
+    return addresses
+
+
+def _parts(url: str) -> SplitResult:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise OutboundRefused("only http:// and https:// URLs with a host", "outbound_url_invalid")
+    return parts
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -129,6 +146,7 @@ __all__ = [
     "ModelConnection",
     "OutboundRefused",
     "address_check",
+    "address_resolve",
     "model_connections_parse",
     "opener",
 ]

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from core.errors import Invalid
 from core.text import sentences
+from extraction.events import run_event_emit
 from extraction.extractors import (
     AcuCandidate,
     Extraction,
@@ -380,4 +381,5 @@ def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: 
         schema_version=schema_version, first_turn_id=first, last_turn_id=last, error="",
     )  # fmt: skip
     run.refresh_from_db()
+    run_event_emit(run)  # webhooks: run.completed, in the run's transaction
     return run

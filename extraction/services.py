@@ -14,6 +14,7 @@ from redis.exceptions import RedisError
 from core import metrics
 from core.errors import Conflict
 from extraction import pipeline, queue
+from extraction.events import run_event_emit
 from extraction.extractors import ExtractionFailed
 from extraction.models import ExtractionRun, RunStatus
 from extraction.queue import EXTRACTION_TASK as EXTRACTION_TASK  # its name, for callers
@@ -224,11 +225,14 @@ def extraction_run_fail(
     changes: dict[str, object] = {"counts": counts} if counts is not None else {}
     if explanations is not None:
         changes["explanations"] = explanations
-    ExtractionRun.objects.filter(pk=run_id).update(
-        status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000], **changes
-    )
+    with transaction.atomic():  # the run.failed webhook event commits with the failure
+        ExtractionRun.objects.filter(pk=run_id).update(
+            status=RunStatus.FAILED, finished_at=timezone.now(), error=error[:2000], **changes
+        )
+        failed = ExtractionRun.objects.get(pk=run_id)
+        run_event_emit(failed)
     metrics.extraction_run_observed(RunStatus.FAILED, counts=counts)
-    return ExtractionRun.objects.get(pk=run_id)
+    return failed
 
 
 LANE_ACTOR_PREFIX = "extraction_run:"

@@ -48,7 +48,7 @@ def _in_checkout(path: str) -> bool:
 UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
 VENV_BIN = Path(sys.executable).parent
 IMAGE_APP = "/app"  # the Dockerfile's WORKDIR
-LOCAL_APPS = {"tenants", "schemas", "memory", "extraction", "console", "api"}
+LOCAL_APPS = {"tenants", "webhooks", "schemas", "memory", "extraction", "console", "api"}
 
 
 # --- .dockerignore, matched as Docker does ------------------------------------------------------

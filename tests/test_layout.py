@@ -1,6 +1,6 @@
 """The house plan (ADR 0023): layers, module sizes, no import cycles.
 
-Layers, bottom to top: core → tenants → schemas → memory → extraction → console → api; no
+Layers, bottom to top: core → tenants → webhooks → schemas → memory → extraction → console → api; no
 package imports one above it, ``core`` imports no app, no app imports ``config`` (it wires them),
 services never import tasks (they enqueue by task name), and the console and the API read
 through selectors, never the ORM.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["core", "tenants", "schemas", "memory", "extraction", "console", "api"]
+ORDER = ["core", "tenants", "webhooks", "schemas", "memory", "extraction", "console", "api"]
 APPS = ORDER[1:]
 # Everything that is application code: the apps, the wiring, benchmarks and the client packages.
 CLIENT_PACKAGES = [

@@ -50,8 +50,9 @@ def test_entity_upsert_of_a_new_key(
     advisor: Agent, priya: EndUser, django_assert_num_queries: Any
 ) -> None:
     # schema, lock, chain, insert, audit; then the hot-document rebuild (lock, facts, turns,
-    # two next-change reads, save) inside the same transaction.
-    with django_assert_num_queries(15):
+    # two next-change reads, save) inside the same transaction; and the tenant's webhook
+    # endpoints (one read; none listen here, so no event is written).
+    with django_assert_num_queries(16):
         _, created = _budget(advisor, priya, 50)
     assert created
 
@@ -60,7 +61,7 @@ def test_entity_upsert_superseding_a_value(
     advisor: Agent, priya: EndUser, django_assert_num_queries: Any
 ) -> None:
     _budget(advisor, priya, 50)
-    with django_assert_num_queries(16):  # as a new key, plus the UPDATE of the old version
+    with django_assert_num_queries(17):  # as a new key, plus the UPDATE of the old version
         _, created = _budget(advisor, priya, 80)
     assert created
 
@@ -101,7 +102,8 @@ def test_one_extraction_run(
     # claim, budget, schema, turns, the extractor's facts (each an upsert), units, summary,
     # archive, rebuild, finish: one transaction. Run threads' queries are not counted.
     # 56: one read of the current and superseded facts, which the summary is checked against.
-    with django_assert_num_queries(56):
+    # 60: the webhook endpoints, read once per fact written (3) and for run.completed.
+    with django_assert_num_queries(60):
         extraction_run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert run.status == "succeeded"

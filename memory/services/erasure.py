@@ -29,6 +29,8 @@ from memory.hot.cache import hot_cache_evict
 from memory.models import EndUser, Erasure, ErasureStatus, HotDocument
 from tenants.models import AuditEvent
 from tenants.services import audit_record
+from webhooks.models import WebhookEvent
+from webhooks.services import webhook_emit
 
 logger = logging.getLogger(__name__)
 
@@ -177,7 +179,12 @@ def erasure_step(*, erasure_id: uuid.UUID | str) -> bool:
             return _finish(erasure, keys=[])
         hot_cache_evict(_hot_keys(user_id), strict=True)
         batch = _batch_rows()
-        tables: list[tuple[type[models.Model], str]] = [*_user_tables(), (AuditEvent, "")]
+        # Webhook events about the user name them (their external id): erased too.
+        tables: list[tuple[type[models.Model], str]] = [
+            *_user_tables(),
+            (WebhookEvent, "end_user_id"),
+            (AuditEvent, ""),
+        ]
         for model, field in tables:
             if model is AuditEvent:
                 rows = audit_events_about(tenant_id=erasure.tenant_id, end_user_id=user_id)
@@ -245,6 +252,11 @@ def _finish(erasure: Erasure, *, keys: list[str]) -> bool:
         tenant=erasure.tenant_id, actor=erasure.actor, action="end_user.erase",
         target_type="erasure", target_id=erasure.pk,
         after={"counts": erasure.counts, "requested_at": erasure.requested_at.isoformat()},
+    )  # fmt: skip
+    webhook_emit(
+        tenant_id=erasure.tenant_id,
+        events=[("erasure.done", {"id": str(erasure.pk), "status": erasure.status,
+                 "counts": erasure.counts, "finished_at": erasure.finished_at.isoformat()})],
     )  # fmt: skip
     # Evicted before this commit too (strictly, at the start of the step); this pass catches a
     # copy an in-flight request re-cached meanwhile, and cannot fail the finished job.

@@ -19,6 +19,7 @@ from schemas.models import Agent
 from schemas.selectors import schema_active
 from schemas.validation import ValidationFailed, fact_key_parse, fact_value_validate
 from tenants.services import audit_record
+from webhooks.services import webhook_emit
 
 SOURCE_RANK: dict[str, int] = {
     Source.INFERRED: 0,
@@ -148,6 +149,7 @@ def _entity_write(
         new.superseded_by = later
         new.save(force_insert=True)
         _entity_audit(new, "entity.record_history", actor)
+        _fact_events(new, current=None, agent=agent, end_user=end_user)
         return new, True
     if current is not None:
         Entity.objects.filter(pk=current.pk).update(
@@ -159,9 +161,24 @@ def _entity_write(
         new.pinned = current.pinned
     new.save(force_insert=True)
     _entity_audit(new, "entity.upsert", actor, supersedes=str(current.pk) if current else None)
+    _fact_events(new, current=current, agent=agent, end_user=end_user)
     if rebuild:
         hot_document_rebuild(agent=agent, end_user=end_user)
     return new, True
+
+
+def _fact_events(new: Entity, *, current: Entity | None, agent: Agent, end_user: EndUser) -> None:
+    """Webhooks (ADR 0031), in this transaction: ids, key and source, never the value (fetch
+    it with GET /v1/entities/{id}; a forgotten value must not live on in the delivery log)."""
+    about = {"agent": agent.slug, "user": end_user.external_id, "key": new.key}
+    events: list[tuple[str, Any]] = []
+    if current is not None:
+        events.append(("fact.superseded", {"id": str(current.pk), **about,
+                       "superseded_by": str(new.pk), "valid_until": new.valid_from.isoformat()}))  # fmt: skip
+    events.append(("fact.created", {"id": str(new.pk), **about, "category": new.category,
+                   "source": new.source, "status": new.status, "valid_from": new.valid_from.isoformat(),
+                   "supersedes": str(current.pk) if current else None}))  # fmt: skip
+    webhook_emit(tenant_id=agent.tenant_id, events=events, end_user_id=end_user.pk)
 
 
 def entity_correct(

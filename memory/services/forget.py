@@ -14,6 +14,7 @@ from memory.hot.document import hot_document_rebuild
 from memory.models import ACU, Entity, HotDocument, Turn
 from memory.tokens import count_tokens
 from tenants.services import audit_record
+from webhooks.services import webhook_emit
 
 REDACTED = "[redacted]"
 MIN_NEEDLE_CHARS = 3  # a shorter value ("3", "no") would match memory units that say other things
@@ -103,6 +104,11 @@ def entity_forget(*, entity: Entity, actor: str, redact_turns: bool = False) -> 
             target_id=entity.pk,
             after={"key": entity.key, "end_user_id": entity.end_user_id, "versions": deleted,
                    "acus": acus, "turns_redacted": redacted},
+        )  # fmt: skip
+        webhook_emit(
+            tenant_id=entity.tenant_id, end_user_id=entity.end_user_id,
+            events=[("fact.forgotten", lambda: {"id": str(entity.pk), "agent": entity.agent.slug,
+                     "user": entity.end_user.external_id, "key": entity.key, "versions": deleted})],
         )  # fmt: skip
         summary = (
             HotDocument.objects.filter(agent_id=entity.agent_id, end_user_id=entity.end_user_id)

@@ -36,6 +36,9 @@ SUCCESS = {
     ("delete", "/v1/users/{user}"): {"200", "202"},  # the job again / a new job
     ("post", "/v1/users/{user}/runs"): {"202"},
     ("post", "/v1/agents"): {"201"},
+    ("post", "/v1/webhooks"): {"201"},
+    ("delete", "/v1/webhooks/{webhook_id}"): {"204"},
+    ("post", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"): {"202"},  # sent on
 }
 CONFLICTS = {
     ("post", "/v1/sessions"),
@@ -47,6 +50,8 @@ CONFLICTS = {
     ("post", "/v1/agents"),
     ("post", "/v1/users/{user}/runs"),
     ("delete", "/v1/sessions/{session_id}/turns/last"),  # turn_extracted
+    ("post", "/v1/webhooks"),  # webhook_limit
+    ("post", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"),  # webhook_inactive
 }
 
 

@@ -67,6 +67,7 @@ ROUTES = [
     ("get", "/v1/agents/{}/schemas"),
     ("get", "/v1/entities/{}"),
     ("get", "/v1/erasures/{}"),
+    ("get", "/v1/webhooks/{}/deliveries"),
     ("post", "/v1/entities/{}/pin"),
 ]
 

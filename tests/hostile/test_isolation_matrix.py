@@ -11,7 +11,7 @@ is added.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pytest
@@ -26,6 +26,8 @@ from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import KeyRole, Tenant
 from tests.conftest import Key, _key
+from webhooks.models import WebhookDelivery
+from webhooks.services import webhook_emit, webhook_endpoint_create
 
 VOLATILE = {"last_used_at", "updated_at", "last_activity_at"}
 NOT_TENANT_DATA = {"v1/schema", "v1/docs", "healthz", "readyz", "metrics"}
@@ -41,6 +43,8 @@ class World:
     entity_a1: str
     entity_b1: str
     erasure_a: str
+    webhook_a: str
+    delivery_a: str
 
 
 def _user(agent: Agent, external_id: str, canary: str) -> tuple[str, str]:
@@ -75,10 +79,19 @@ def world(tenant_a: Tenant, tenant_b: Tenant, property_agent: Agent) -> World:
     erasure, _ = erasure_request(
         tenant_id=tenant_a.pk, external_id="gone", actor="t", enqueue=False
     )
+    # Tenant A's webhook endpoint (a public address: no loopback exception here) and one
+    # delivery in its log; the event is recorded, never sent (no commit in a test).
+    webhook, _ = webhook_endpoint_create(
+        tenant_id=tenant_a.pk, url="https://93.184.215.14/hooks", events=["fact.created"],
+        description="CANARYa-hook", actor="t",
+    )  # fmt: skip
+    webhook_emit(tenant_id=tenant_a.pk, events=[("fact.created", {"id": "CANARYa-event"})])
+    delivery = WebhookDelivery.objects.get(endpoint=webhook)
     return World(
         key_a=_key(tenant_a, KeyRole.OPERATOR), key_b=_key(tenant_b, KeyRole.OPERATOR),
         session_a1=session_a1, session_a2=session_a2, session_b1=session_b1,
         entity_a1=entity_a1, entity_b1=entity_b1, erasure_a=str(erasure.pk),
+        webhook_a=str(webhook.pk), delivery_a=str(delivery.pk),
     )  # fmt: skip
 
 
@@ -122,6 +135,14 @@ def _requests(
         ("v1/entities/<str:entity_id>/correct", "POST", f"/v1/entities/{entity}/correct", {"value": "Ravi"}),
         ("v1/entities/<str:entity_id>/pin", "POST", f"/v1/entities/{entity}/pin", None),
         ("v1/entities/<str:entity_id>/unpin", "POST", f"/v1/entities/{entity}/unpin", None),
+        ("v1/webhooks", "GET", "/v1/webhooks", None),
+        ("v1/webhooks", "POST", "/v1/webhooks", {"url": "https://93.184.215.14/b", "events": ["fact.created"], "active": False}),
+        ("v1/webhooks/<str:webhook_id>", "GET", f"/v1/webhooks/{w.webhook_a}", None),
+        ("v1/webhooks/<str:webhook_id>", "PATCH", f"/v1/webhooks/{w.webhook_a}", {"description": "hijacked"}),
+        ("v1/webhooks/<str:webhook_id>", "DELETE", f"/v1/webhooks/{w.webhook_a}", None),
+        ("v1/webhooks/<str:webhook_id>/rotate-secret", "POST", f"/v1/webhooks/{w.webhook_a}/rotate-secret", None),
+        ("v1/webhooks/<str:webhook_id>/deliveries", "GET", f"/v1/webhooks/{w.webhook_a}/deliveries", None),
+        ("v1/webhooks/<str:webhook_id>/deliveries/<str:delivery_id>/replay", "POST", f"/v1/webhooks/{w.webhook_a}/deliveries/{w.delivery_a}/replay", None),
     ]  # fmt: skip
 
 
@@ -143,7 +164,7 @@ def _fingerprint() -> str:
     """Every row of every model of ours, volatile timestamps left out."""
     rows = {}
     for model in apps.get_models():
-        if model._meta.app_label not in {"tenants", "schemas", "memory", "extraction"}:
+        if model._meta.app_label not in {"tenants", "webhooks", "schemas", "memory", "extraction"}:
             continue
         fields = [f.attname for f in model._meta.concrete_fields if f.attname not in VOLATILE]
         fields = [f for f in fields if f not in {"embedding", "keywords", "text_search"}]
@@ -167,7 +188,7 @@ def _text(response: Any) -> str:
 
 
 def test_the_matrix_names_every_route() -> None:
-    w = World(*([None] * 8))  # type: ignore[arg-type]
+    w = World(*([None] * len(fields(World))))  # type: ignore[arg-type]
     named = {route for route, *_ in _requests(w, "s", "e")}
     assert _routes() - NOT_TENANT_DATA == named
 
@@ -178,7 +199,8 @@ OWN_LOOKALIKE = {"v1/agents", "v1/agents/<str:slug>", "v1/agents/<str:slug>/sett
                  "v1/agents/<str:slug>/schemas", "v1/agents/<str:slug>/schemas/<int:version>",
                  "v1/agents/<str:slug>/schemas/<int:version>/activate", "v1/sessions",
                  "v1/memory/search", "v1/users/<path:user>/facts", "v1/users/<path:user>/entities",
-                 "v1/users/<path:user>/runs", "v1/users/<path:user>/export", "v1/users/<path:user>"}  # fmt: skip
+                 "v1/users/<path:user>/runs", "v1/users/<path:user>/export", "v1/users/<path:user>",
+                 "v1/webhooks"}  # fmt: skip
 
 
 def test_outsider_gets_404_on_every_object_of_another_tenant_and_changes_nothing(
@@ -215,6 +237,7 @@ def _tenant_rows(world: World, slug: str) -> str:
     for model in apps.get_models():
         names = {f.attname for f in model._meta.concrete_fields}
         if "tenant_id" not in names or model._meta.app_label not in {
+            "webhooks",
             "schemas",
             "memory",
             "extraction",
@@ -231,7 +254,7 @@ def test_a_users_reads_never_return_another_users_data(world: World) -> None:
     for route, method, path, body in _requests(world, world.session_a1, world.entity_a1):
         if method != "GET" and route not in {"v1/sessions", "v1/context", "v1/memory/search"}:
             continue
-        if route.startswith("v1/agents") or route.startswith("v1/erasures"):
+        if route.startswith(("v1/agents", "v1/erasures", "v1/webhooks")):
             continue  # not about a user
         response = _call(world.key_a, method, path, body)
         assert response.status_code in (200, 201), (method, path, _text(response))

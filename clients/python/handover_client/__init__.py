@@ -43,6 +43,8 @@ from handover_client.models import (
     TurnPage,
     TurnRemoved,
     TurnsCleared,
+    Webhook,
+    WebhookDelivery,
 )
 
 __all__ = [
@@ -79,5 +81,7 @@ __all__ = [
     "TurnPage",
     "TurnRemoved",
     "TurnsCleared",
+    "Webhook",
+    "WebhookDelivery",
     "__version__",
 ]

@@ -286,6 +286,50 @@ class AsyncHandover(BaseClient):
     async def activate_schema(self, slug: str, version: int) -> m.Schema:
         return await self._run(c.schema_activate(slug, version))
 
+    # --- Webhooks (operator keys not scoped to an agent) ---------------------------------------
+
+    async def list_webhooks(self) -> list[m.Webhook]:
+        return await self._run(c.webhook_list())
+
+    async def create_webhook(
+        self,
+        url: str,
+        events: Sequence[str],
+        *,
+        description: str | None = None,
+        active: bool | None = None,
+    ) -> m.Webhook:
+        """A new endpoint; its ``secret`` is in this answer only: keep it."""
+        return await self._run(c.webhook_create(url, events, description, active))
+
+    async def get_webhook(self, webhook_id: str) -> m.Webhook:
+        return await self._run(c.webhook_get(webhook_id))
+
+    async def update_webhook(
+        self,
+        webhook_id: str,
+        *,
+        url: str | None = None,
+        events: Sequence[str] | None = None,
+        description: str | None = None,
+        active: bool | None = None,
+    ) -> m.Webhook:
+        return await self._run(c.webhook_update(webhook_id, url, events, description, active))
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        await self._run(c.webhook_delete(webhook_id))
+
+    async def rotate_webhook_secret(self, webhook_id: str) -> m.Webhook:
+        return await self._run(c.webhook_rotate_secret(webhook_id))
+
+    async def list_webhook_deliveries(
+        self, webhook_id: str, *, status: str | None = None, limit: int | None = None
+    ) -> list[m.WebhookDelivery]:
+        return await self._run(c.webhook_delivery_list(webhook_id, status, limit))
+
+    async def replay_webhook_delivery(self, webhook_id: str, delivery_id: str) -> m.WebhookDelivery:
+        return await self._run(c.webhook_delivery_replay(webhook_id, delivery_id))
+
     async def healthz(self) -> dict[str, Any]:
         return await self._run(c.healthz())
 

@@ -232,6 +232,58 @@ def schema_activate(slug: str, version: int) -> Call[m.Schema]:
                 _one(m.Schema))  # fmt: skip
 
 
+# --- Webhooks ---------------------------------------------------------------------------------
+
+
+def webhook_list() -> Call[list[m.Webhook]]:
+    return Call("GET", "/v1/webhooks", _many(m.Webhook))
+
+
+def webhook_create(
+    url: str, events: Sequence[str], description: str | None, active: bool | None
+) -> Call[m.Webhook]:
+    body = clean({"url": url, "events": list(events), "description": description, "active": active})
+    return Call("POST", "/v1/webhooks", _one(m.Webhook), json=body, idempotent=False)
+
+
+def webhook_get(webhook_id: str) -> Call[m.Webhook]:
+    return Call("GET", f"/v1/webhooks/{segment(webhook_id)}", _one(m.Webhook))
+
+
+def webhook_update(
+    webhook_id: str,
+    url: str | None,
+    events: Sequence[str] | None,
+    description: str | None,
+    active: bool | None,
+) -> Call[m.Webhook]:
+    body = clean({"url": url, "events": list(events) if events is not None else None,
+                  "description": description, "active": active})  # fmt: skip
+    return Call("PATCH", f"/v1/webhooks/{segment(webhook_id)}", _one(m.Webhook), json=body)
+
+
+def webhook_delete(webhook_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/webhooks/{segment(webhook_id)}", lambda body, status: None)
+
+
+def webhook_rotate_secret(webhook_id: str) -> Call[m.Webhook]:
+    # Not repeated: a retry after a lost answer would rotate again and lose the secret shown.
+    return Call("POST", f"/v1/webhooks/{segment(webhook_id)}/rotate-secret", _one(m.Webhook),
+                idempotent=False)  # fmt: skip
+
+
+def webhook_delivery_list(
+    webhook_id: str, status: str | None, limit: int | None
+) -> Call[list[m.WebhookDelivery]]:
+    return Call("GET", f"/v1/webhooks/{segment(webhook_id)}/deliveries", _many(m.WebhookDelivery),
+                params=clean({"status": status, "limit": limit}) or None)  # fmt: skip
+
+
+def webhook_delivery_replay(webhook_id: str, delivery_id: str) -> Call[m.WebhookDelivery]:
+    path = f"/v1/webhooks/{segment(webhook_id)}/deliveries/{segment(delivery_id)}/replay"
+    return Call("POST", path, _one(m.WebhookDelivery), idempotent=False)
+
+
 def healthz() -> Call[dict[str, Any]]:
     return Call("GET", "/healthz", _raw)
 

@@ -297,6 +297,50 @@ class Handover(BaseClient):
     def activate_schema(self, slug: str, version: int) -> m.Schema:
         return self._run(c.schema_activate(slug, version))
 
+    # --- Webhooks (operator keys not scoped to an agent) ---------------------------------------
+
+    def list_webhooks(self) -> list[m.Webhook]:
+        return self._run(c.webhook_list())
+
+    def create_webhook(
+        self,
+        url: str,
+        events: Sequence[str],
+        *,
+        description: str | None = None,
+        active: bool | None = None,
+    ) -> m.Webhook:
+        """A new endpoint; its ``secret`` is in this answer only: keep it."""
+        return self._run(c.webhook_create(url, events, description, active))
+
+    def get_webhook(self, webhook_id: str) -> m.Webhook:
+        return self._run(c.webhook_get(webhook_id))
+
+    def update_webhook(
+        self,
+        webhook_id: str,
+        *,
+        url: str | None = None,
+        events: Sequence[str] | None = None,
+        description: str | None = None,
+        active: bool | None = None,
+    ) -> m.Webhook:
+        return self._run(c.webhook_update(webhook_id, url, events, description, active))
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        self._run(c.webhook_delete(webhook_id))
+
+    def rotate_webhook_secret(self, webhook_id: str) -> m.Webhook:
+        return self._run(c.webhook_rotate_secret(webhook_id))
+
+    def list_webhook_deliveries(
+        self, webhook_id: str, *, status: str | None = None, limit: int | None = None
+    ) -> list[m.WebhookDelivery]:
+        return self._run(c.webhook_delivery_list(webhook_id, status, limit))
+
+    def replay_webhook_delivery(self, webhook_id: str, delivery_id: str) -> m.WebhookDelivery:
+        return self._run(c.webhook_delivery_replay(webhook_id, delivery_id))
+
     def healthz(self) -> dict[str, Any]:
         return self._run(c.healthz())
 

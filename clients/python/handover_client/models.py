@@ -313,3 +313,30 @@ class Erasure:
     id: str | int
     status: str
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook endpoint of the tenant; ``secret`` only in the answer to a create or rotation."""
+
+    id: str
+    url: str
+    events: list[str]
+    active: bool
+    description: str = ""
+    secret: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class WebhookDelivery:
+    """One event sent to one endpoint: its status and attempts (the delivery log)."""
+
+    id: str
+    event_id: str
+    event_type: str
+    status: str
+    attempts: int
+    response_code: int | None = None
+    error: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
