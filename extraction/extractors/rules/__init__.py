@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.prompts import Prompt, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, keep_last_per_field, typed_claims
+from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.texts import (
     answer_claims,
     boolean_claims,
@@ -51,6 +53,7 @@ class RulesExtractor:
         fields_ = profiles(fields) if fields else []
         if not fields_ or not turns:
             return []
+        turns = [replace(t, text=spell_out(t.text)) for t in turns]  # "sixty-two thousand"
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
@@ -88,6 +91,7 @@ class RulesExtractor:
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
             prompt = None
+        _fill_currency(claims, turns, current)
         return [_fact(c) for c in claims]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
@@ -226,6 +230,25 @@ def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim
             claim.order = (index, 0)
             out.append(claim)
     return out
+
+
+def _fill_currency(
+    claims: list[Claim], turns: list[WindowTurn], current: Mapping[str, str]
+) -> None:
+    """An amount said before any currency was ("Four hundred and twenty-five thousand", then
+    "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one."""
+    said = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+    said |= {a.currency for v in current.values() for a in money_in(v) if a.currency}
+    if len(said) != 1:
+        return
+    code = said.pop()
+    for claim in claims:
+        if (
+            isinstance(claim.value, dict)
+            and "currency" in claim.value
+            and not claim.value["currency"]
+        ):
+            claim.value = {**claim.value, "currency": code}
 
 
 def _currency(current: Mapping[str, str], fields: list[dict[str, Any]]) -> str | None:

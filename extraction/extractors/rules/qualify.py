@@ -29,7 +29,7 @@ _OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
 # "do the same for the other account", "same for Myra", "for her too", "Myra as well"
 _SAME = re.compile(
     r"(?i:\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b)"
-    r"|\b[A-Z]\w+ (?i:too|as well)\b"  # "Myra too": a name, capitalised
+    r"|\b(?!(?:You|Me|Us|Him|Her|Them|Same|Thanks|Thank)\b)[A-Z]\w+ (?i:too|as well)\b"  # "Myra too", not "You too"
 )
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
@@ -303,11 +303,19 @@ class Qualifiers:
         pool = latest or (
             {recent.profile.key: recent} if recent else {}
         )  # the field just spoken of
+        same = _SAME.search(text)
         for key, last in pool.items():
             target = self._other(last.profile) if _OTHER.search(text) else None
-            named = self._named(
-                last.profile, text[last.span[1] :] if key in latest else text, False
-            )
+            pointed = self._named(last.profile, text[same.end() : same.end() + 40], False)
+            kept = re.match(r"same(?: \w+)? (?:on|with)\b", same.group(0), re.I)  # not "for"
+            if kept and pointed:
+                if pointed == last.qualifier:  # "Same on the metformin. The lisinopril, …"
+                    continue  # the metformin's value, said again
+                named = pointed
+            else:
+                named = self._named(
+                    last.profile, text[last.span[1] :] if key in latest else text, False
+                )
             if named and named != last.qualifier:
                 target = named
             elif _PRONOUN.search(text) and not target:

@@ -1,0 +1,70 @@
+"""Numbers written in words, as digits: "four hundred and twenty-five thousand" → "425000",
+"sixty-four thousand five hundred" → "64500", "a hundred and fifteen" → "115", "two lakh fifty
+thousand" → "2.5 lakh". Voice transcripts and formal speech say amounts this way; the readers
+of money and numbers read digits. Only a run of two or more number words (or a hyphenated
+"twenty-five") is rewritten: "two kids" and "one of them" stay as they are."""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen"]  # fmt: skip
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_SMALL = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "lakh": 1e5, "lakhs": 1e5,
+           "crore": 1e7, "crores": 1e7}  # fmt: skip
+_WORD = rf"(?:{'|'.join(_TENS)})(?:-(?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(sorted(_UNITS, key=len, reverse=True))}"
+_TOKEN = rf"(?:{_WORD}|hundred|{'|'.join(_SCALES)})"
+_RUN = re.compile(
+    rf"\b(?:an?\s+(?=hundred|thousand|million|lakh|crore))?{_TOKEN}"
+    rf"(?:(?:\s+and\s+(?={_WORD}\b)|[\s-]+){_TOKEN})*\b",
+    re.IGNORECASE,
+)
+
+
+def _value(words: list[str]) -> tuple[float, str] | None:
+    """The run's value and its Indian unit if it ends in one; None when it is no one number
+    ("five six", "thousand")."""
+    total, current, last = 0.0, 0.0, ""
+    for word in words:
+        if word in ("a", "an"):
+            current, last = 1.0, "small"
+        elif word in _SMALL:
+            n = _SMALL[word]
+            if last == "small" and not (current % 100 >= 20 and current % 10 == 0 and n < 10):
+                return None  # "five six": two numbers; "twenty five" is one
+            current, last = current + n, "small"
+        elif word == "hundred":
+            if last != "small":
+                return None
+            current, last = current * 100, "hundred"
+        else:
+            if last not in ("small", "hundred") or current == 0:
+                return None
+            total, current, last = total + current * _SCALES[word], 0.0, word
+    if last == "":
+        return None
+    value = total + current
+    indian = [w for w in words if w in ("lakh", "lakhs", "crore", "crores")]
+    unit = ("crore" if value >= 1e7 else "lakh") if indian else ""
+    return value, unit
+
+
+def spell_out(text: str) -> str:
+    def digits(match: re.Match[str]) -> str:
+        raw = match.group(0)
+        words = [w for w in re.split(r"[\s-]+", raw.lower()) if w != "and"]
+        if len(words) < 2 and "-" not in raw:
+            return raw
+        found = _value(words)
+        if found is None:
+            return raw
+        value, unit = found
+        if unit:  # keep the Indian unit: it says the currency
+            scale = _SCALES[unit]
+            return f"{value / scale:g} {unit}"
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+
+    return _RUN.sub(digits, text)
