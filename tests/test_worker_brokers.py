@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from celery.signals import before_task_publish
-from kombu import pools as kombu_pools
 from django.conf import settings
+from kombu import pools as kombu_pools
 
 from core.routing import user_queue_index
 from extraction.models import ExtractionRun
