@@ -164,7 +164,7 @@ def test_session_start_append_and_context_on_a_three_node_redis_cluster(
     from django_redis import get_redis_connection
     from redis.cluster import RedisCluster
 
-    from memory.hot.cache import hot_cache_get
+    from memory.hot.cache import hot_cache_evict, hot_cache_get
     from memory.models import HotDocument
 
     agent_create(tenant_id=tenant_a.pk, slug="demo", name="D", actor="t")
@@ -218,3 +218,12 @@ def test_session_start_append_and_context_on_a_three_node_redis_cluster(
         assert len(slots) == len(users)  # and the users spread over slots (and so nodes)
         nodes = {client_redis.nodes_manager.get_node_from_slot(slot).name for slot in slots}
         assert nodes <= {f"127.0.0.1:{port}" for port in redis_cluster}
+        # The rest of the call path used the cluster too, not a silent fallback to PostgreSQL:
+        # the API key's cache entry and the rate-limit counter are there.
+        names = [key.decode() for key in client_redis.scan_iter(match="*", count=1000)]
+        assert any(":rate:" in name for name in names), names
+        assert any("apikey" in name for name in names), names
+        # An erase-style eviction of every document: one DEL split across slots by redis-py.
+        documents = [d.cache_key for d in HotDocument.objects.filter(tenant=tenant_a)]
+        assert hot_cache_evict(documents, strict=True) == 2 * len(users)
+        assert all(hot_cache_get(key) is None for key in documents)
