@@ -1,6 +1,10 @@
 """The three tiers. The turn log is the source of truth; everything else is derived from it.
 
-Every row carries ``tenant`` and every query filters on it (ADR 0003, STYLE.md).
+Every row carries ``tenant`` and every query filters on it (ADR 0003, STYLE.md). In the
+database every primary key is ``(id, tenant_id)`` and every unique key holds ``tenant_id``, so
+the tables can be distributed by tenant; the foreign keys between tenant tables are composite
+there, which Django cannot express, hence ``db_constraint=False`` on them here
+(tenants/distribution.py, ADR 0028).
 """
 
 from __future__ import annotations
