@@ -168,6 +168,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Redis: cache, locks; Celery's broker unless told otherwise ------------------------------
 
 REDIS_URL = env.url("REDIS_URL", env.embedded_redis_url(), schemes=("redis", "rediss", "unix"))
+# REDIS_URL names one node of a Redis Cluster; its keys are hash-tagged per user (ADR 0028).
+REDIS_CLUSTER = env.boolean("REDIS_CLUSTER", False)
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
@@ -177,9 +179,18 @@ CACHES = {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "SOCKET_CONNECT_TIMEOUT": 1,
             "SOCKET_TIMEOUT": 1,
+            **(
+                {"CONNECTION_FACTORY": "core.redis_cluster.ClusterConnectionFactory"}
+                if REDIS_CLUSTER
+                else {}
+            ),
         },
     }
 }
+if REDIS_CLUSTER and env.string("CELERY_BROKER_URL") is None:
+    raise ImproperlyConfigured(
+        "REDIS_CLUSTER=true needs CELERY_BROKER_URL: Celery's broker cannot be a Redis Cluster"
+    )
 
 
 def _broker_from_redis(url: str) -> str:
@@ -196,6 +207,8 @@ CELERY_BROKER_URL = env.url(
 )
 CELERY_TASK_ALWAYS_EAGER = env.boolean("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = env.string("CELERY_QUEUE", "handover")
+# Per-user queues for the write lane (core/routing.py): <CELERY_QUEUE>.0 … .N-1; 1: none.
+CELERY_USER_QUEUES = env.integer("CELERY_USER_QUEUES", 1, minimum=1)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

@@ -24,12 +24,14 @@ class ExtractionRun(models.Model):
 
     # What the API shows: the row id counts every run of every tenant, so it would tell a
     # tenant the service's volume. The database default covers the scheduler's raw INSERT.
-    public_id = models.UUIDField(
-        default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False
-    )
+    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING)
     trigger = models.CharField(max_length=32, default="threshold")
     pending_tokens = models.BigIntegerField(default=0)
@@ -50,10 +52,11 @@ class ExtractionRun(models.Model):
         constraints = [
             # At most one run waiting or running per user: scheduling is idempotent.
             models.UniqueConstraint(
-                fields=["agent", "end_user"],
+                fields=["tenant", "agent", "end_user"],
                 condition=models.Q(status__in=["pending", "running"]),
                 name="run_one_open_per_user",
             ),
+            models.UniqueConstraint(fields=["tenant", "public_id"], name="run_unique_public_id"),
         ]
         indexes = [models.Index(fields=["tenant", "-created_at"], name="run_tenant_time")]
 

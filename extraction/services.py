@@ -61,7 +61,7 @@ def extraction_schedule_if_due(
             "WHERE NOT EXISTS ("
             "  SELECT 1 FROM extraction_extractionrun WHERE agent_id = %s AND end_user_id = %s "
             "  AND status = 'failed' AND finished_at > now() - make_interval(secs => %s)) "
-            "ON CONFLICT (agent_id, end_user_id) WHERE status IN ('pending', 'running') DO NOTHING "
+            "ON CONFLICT (tenant_id, agent_id, end_user_id) WHERE status IN ('pending', 'running') DO NOTHING "
             "RETURNING id",
             [tenant_id, agent_id, end_user_id, trigger, pending_tokens, agent_id, end_user_id,
              FAILURE_BACKOFF_SECONDS],

@@ -1,6 +1,10 @@
 """The three tiers. The turn log is the source of truth; everything else is derived from it.
 
-Every row carries ``tenant`` and every query filters on it (ADR 0003, STYLE.md).
+Every row carries ``tenant`` and every query filters on it (ADR 0003, STYLE.md). In the
+database every primary key is ``(id, tenant_id)`` and every unique key holds ``tenant_id``, so
+the tables can be distributed by tenant; the foreign keys between tenant tables are composite
+there, which Django cannot express, hence ``db_constraint=False`` on them here
+(tenants/distribution.py, ADR 0028).
 """
 
 from __future__ import annotations
@@ -41,8 +45,12 @@ class Session(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Indexed through session_user_recent (tenant first).
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+", db_index=False)
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="sessions")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="sessions", db_constraint=False
+    )
     # NULL, not "": sessions without a client id must not collide in the unique constraint.
     external_id = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     metadata = models.JSONField(default=dict, blank=True)
@@ -55,7 +63,7 @@ class Session(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["agent", "external_id"],
+                fields=["tenant", "agent", "external_id"],
                 condition=models.Q(external_id__isnull=False),
                 name="session_unique_external",
             ),
@@ -85,11 +93,15 @@ class Turn(models.Model):
     # session by turn_unique_seq, so their foreign keys get no index of their own.
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+", db_index=False)
     session = models.ForeignKey(
-        Session, on_delete=models.CASCADE, related_name="turns", db_index=False
+        Session, on_delete=models.CASCADE, related_name="turns", db_index=False, db_constraint=False
     )
     # Denormalised from the session: the write lane reads "this user's turns after the watermark".
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+", db_index=False)
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     seq = models.BigIntegerField()
     role = models.CharField(max_length=16, choices=Role.choices)
     text = models.TextField()
@@ -106,7 +118,7 @@ class Turn(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["session", "seq"], name="turn_unique_seq"),
+            models.UniqueConstraint(fields=["tenant", "session", "seq"], name="turn_unique_seq"),
         ]
         indexes = [
             models.Index(fields=["tenant", "agent", "end_user", "id"], name="turn_user_log"),
@@ -126,9 +138,13 @@ class HotDocument(models.Model):
     """
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
-    cache_key = models.CharField(max_length=200, unique=True)
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    cache_key = models.CharField(max_length=200)
     # Bumped by every change (an append, a rebuild). The Redis copy is trusted only while its
     # tail holds ``version`` and its stable part at least ``stable_version`` (ADR 0020).
     version = models.BigIntegerField(default=1)
@@ -150,7 +166,10 @@ class HotDocument(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["agent", "end_user"], name="hotdoc_unique_user"),
+            models.UniqueConstraint(
+                fields=["tenant", "agent", "end_user"], name="hotdoc_unique_user"
+            ),
+            models.UniqueConstraint(fields=["tenant", "cache_key"], name="hotdoc_unique_key"),
         ]
 
     def __str__(self) -> str:
@@ -181,8 +200,12 @@ class Entity(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     key = models.CharField(max_length=200, help_text="Schema field, optionally ':qualifier'")
     field = models.CharField(max_length=63)
     # Labels as Django's TextChoices spells them ("Profile"), so the migrated choices stand.
@@ -199,7 +222,12 @@ class Entity(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     source_turns = models.JSONField(default=list, blank=True)
     pinned = models.BooleanField(default=False)
@@ -209,7 +237,7 @@ class Entity(models.Model):
         verbose_name_plural = "entities"
         constraints = [
             models.UniqueConstraint(
-                fields=["agent", "end_user", "key"],
+                fields=["tenant", "agent", "end_user", "key"],
                 condition=models.Q(status="active"),
                 name="entity_one_active_per_key",
             ),
@@ -229,9 +257,15 @@ class ACU(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
-    end_user = models.ForeignKey(EndUser, on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(Session, on_delete=models.SET_NULL, null=True, related_name="+")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    end_user = models.ForeignKey(
+        EndUser, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    session = models.ForeignKey(
+        Session, on_delete=models.SET_NULL, null=True, related_name="+", db_constraint=False
+    )
     text = models.TextField()
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True)
     keywords = SearchVectorField(null=True)
@@ -245,7 +279,7 @@ class ACU(models.Model):
         verbose_name = "ACU"
         constraints = [
             models.UniqueConstraint(
-                fields=["agent", "end_user", "content_hash"], name="acu_unique_content"
+                fields=["tenant", "agent", "end_user", "content_hash"], name="acu_unique_content"
             ),
         ]
         indexes = [
@@ -280,7 +314,12 @@ class Erasure(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     subject_hash = models.CharField(max_length=64)
     end_user = models.ForeignKey(
-        EndUser, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        EndUser,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     status = models.CharField(
         max_length=16, choices=ErasureStatus.choices, default=ErasureStatus.PENDING

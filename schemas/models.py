@@ -88,7 +88,9 @@ class ExtractionSchema(models.Model):
     """One immutable, numbered version of an agent's extraction schema; one is active."""
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="schemas")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="schemas", db_constraint=False
+    )
     version = models.PositiveIntegerField()
     fields = models.JSONField()
     note = models.CharField(max_length=500, blank=True)
@@ -99,9 +101,11 @@ class ExtractionSchema(models.Model):
     class Meta:
         ordering = ["agent_id", "-version"]
         constraints = [
-            models.UniqueConstraint(fields=["agent", "version"], name="schema_unique_version"),
             models.UniqueConstraint(
-                fields=["agent"],
+                fields=["tenant", "agent", "version"], name="schema_unique_version"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "agent"],
                 condition=models.Q(is_active=True),
                 name="schema_one_active_per_agent",
             ),

@@ -93,6 +93,8 @@ class ApiKey(models.Model):
         blank=True,
         related_name="api_keys",
         help_text="When set, the key reaches only this agent.",
+        # The database holds (agent_id, tenant_id) → schemas_agent (tenants.distribution).
+        db_constraint=False,
     )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.CharField(max_length=200, blank=True)

@@ -109,7 +109,7 @@ def _hot_document_locked(agent: Agent, end_user: EndUser) -> HotDocument:
             "INSERT INTO memory_hotdocument (tenant_id, agent_id, end_user_id, cache_key, version, "
             "profile, facts, possibilities, pinned, summary, stable_block, recent_turns, "
             "pending_tokens, watermark_turn_id, updated_at) VALUES (%s, %s, %s, %s, 0, '[]', '[]', "
-            "'[]', '[]', '', '', '[]', 0, 0, now()) ON CONFLICT (agent_id, end_user_id) DO NOTHING",
+            "'[]', '[]', '', '', '[]', 0, 0, now()) ON CONFLICT (tenant_id, agent_id, end_user_id) DO NOTHING",
             [agent.tenant_id, agent.pk, end_user.pk, key],
         )
     return HotDocument.objects.select_for_update().get(agent=agent, end_user=end_user)

@@ -75,14 +75,14 @@ def session_open(
         cursor.execute(
             "WITH s AS (INSERT INTO memory_session (id, tenant_id, agent_id, end_user_id, external_id, "
             "metadata, started_at, last_activity_at, next_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1) "
-            "ON CONFLICT (agent_id, external_id) WHERE external_id IS NOT NULL "
+            "ON CONFLICT (tenant_id, agent_id, external_id) WHERE external_id IS NOT NULL "
             "DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at, archived_at = NULL "
             "RETURNING id, agent_id, end_user_id, started_at, metadata, (xmax = 0) AS created, next_seq) "
             "SELECT s.id, s.end_user_id, s.started_at, s.metadata, s.created, h.version, "
             "h.stable_version, s.next_seq FROM s LEFT JOIN memory_hotdocument h "
-            "ON h.agent_id = s.agent_id AND h.end_user_id = s.end_user_id",
+            "ON h.tenant_id = %s AND h.agent_id = s.agent_id AND h.end_user_id = s.end_user_id",
             [uuid.uuid4(), tenant_id, agent_id, end_user_id, external_id,
-             json.dumps(metadata or {}), now, now],
+             json.dumps(metadata or {}), now, now, tenant_id],
         )  # fmt: skip
         session_id, owner_id, started_at, stored_metadata, created, version, stable, next_seq = (
             cursor.fetchone()

@@ -67,7 +67,7 @@ WITH s AS (
                            occurred_at, recorded_at)
   SELECT %(tenant)s, %(session)s, s.agent_id, s.end_user_id, s.seq, %(role)s, %(text)s,
          %(tokens)s, %(occurred_at)s, %(now)s FROM s
-  ON CONFLICT (session_id, seq) DO NOTHING
+  ON CONFLICT (tenant_id, session_id, seq) DO NOTHING
   RETURNING id
 ), h AS (
   UPDATE memory_hotdocument h SET version = h.version + 1, updated_at = %(now)s,

@@ -38,7 +38,7 @@ def acu_create_many(*, agent: Agent, end_user: EndUser, units: list[dict[str, An
                 "INSERT INTO memory_acu (tenant_id, agent_id, end_user_id, session_id, text, embedding, "
                 "keywords, first_seq, last_seq, occurred_at, content_hash, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s::vector, to_tsvector(%s::regconfig, %s), %s, %s, %s, %s, now()) "
-                "ON CONFLICT (agent_id, end_user_id, content_hash) DO NOTHING",
+                "ON CONFLICT (tenant_id, agent_id, end_user_id, content_hash) DO NOTHING",
                 [agent.tenant_id, agent.pk, end_user.pk, unit["session_id"], unit["text"],
                  vector_literal(unit["embedding"]), agent.search_language, unit["text"],
                  unit["first_seq"], unit["last_seq"],

@@ -110,3 +110,30 @@ def test_a_broker_that_is_down_leaves_a_running_run_alone(
     monkeypatch.setattr(extraction_run, "delay", down)
     assert queue.run_send(run.pk) is False
     assert ExtractionRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
+
+
+def test_with_user_queues_a_run_and_a_rebuild_go_to_the_queue_of_their_user(
+    run: ExtractionRun, settings: Any, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    """CELERY_USER_QUEUES=3: <queue>.<crc32(tenant:user) % 3>, the same for both tasks."""
+    from core.routing import user_queue_index
+
+    settings.CELERY_USER_QUEUES = 3
+    app = current_app
+    name = f"hv-test-queue-{uuid.uuid4().hex[:8]}"
+    default = app.conf.task_default_queue
+    app.conf.task_always_eager = False  # (reset by conftest for the next test)
+    app.conf.task_default_queue = name
+    index = user_queue_index(run.tenant_id, run.end_user_id)
+    redis = get_redis_connection("default")
+    try:
+        assert queue.run_send(run.pk) is True
+        with django_capture_on_commit_callbacks(execute=True):
+            queue.rebuild_enqueue(
+                tenant_id=run.tenant_id, agent_id=run.agent_id, end_user_id=run.end_user_id
+            )
+        lengths = {n: redis.llen(f"{name}.{n}") for n in range(3)} | {"default": redis.llen(name)}
+    finally:
+        app.conf.task_default_queue = default
+        redis.delete(name, *(f"{name}.{n}" for n in range(3)))
+    assert lengths == {n: 2 if n == index else 0 for n in range(3)} | {"default": 0}
