@@ -1,0 +1,180 @@
+"""What bench/scale.py measures at each size: call-path latency over HTTP (bench/latency.py's
+client against the real gunicorn), on-disk bytes per row and per index, Redis memory per active
+user, and the heavy users' semantic leg both ways (exact scan, per-user approximate index)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from bench.latency import Client, percentile, summary
+from bench.scale_data import QUERIES
+
+Sample = tuple[float, dict[str, float]]
+TABLES = ["memory_turn", "memory_acu", "memory_entity", "memory_session", "memory_enduser",
+          "memory_hotdocument"]  # fmt: skip
+
+
+def timed(n: int, warmup: int, call: Callable[[int], tuple[int, Any, float, dict[str, float]]]) -> list[Sample]:  # fmt: skip
+    samples = []
+    for i in range(warmup + n):
+        status, body, elapsed, timings = call(i)
+        if status not in (200, 201):
+            raise AssertionError(f"HTTP {status}: {str(body)[:300]}")
+        if i >= warmup:
+            samples.append((elapsed, timings))
+    return samples
+
+
+def call_path(client: Client, *, hot_user: str, cold_users: list[str], search_users: list[str],
+              requests: int, warmup: int) -> dict[str, dict[str, float]]:  # fmt: skip
+    """Session start (cache hit: the same user again; miss: users never read since the load,
+    their hot document in PostgreSQL only), turn append, context, normal users' search."""
+    status, opened, *_ = client.call("POST", "/v1/sessions", {"agent": "bench", "user": hot_user})
+    assert status in (200, 201), opened
+    session = opened["session_id"]
+    cold = cold_users[: requests + warmup]
+    samples = {
+        "session_start_hot": timed(requests, warmup, lambda i: client.call(
+            "POST", "/v1/sessions", {"agent": "bench", "user": hot_user})),
+        "session_start_cold": timed(max(1, len(cold) - warmup), min(warmup, len(cold) - 1), lambda i: client.call(
+            "POST", "/v1/sessions", {"agent": "bench", "user": cold[i]})),
+        "turn_append": timed(requests, warmup, lambda i: client.call(
+            "POST", f"/v1/sessions/{session}/turns",
+            {"role": "user", "text": f"Measured turn {i}: a 3BHK near the metro under 90 lakhs."})),
+        "context": timed(requests, warmup, lambda i: client.call(
+            "POST", "/v1/context", {"session": session})),
+        "search": timed(requests // 2, 4 * len(search_users), lambda i: client.call(
+            "POST", "/v1/memory/search", {"agent": "bench", "user": search_users[i % len(search_users)],
+                                          "query": QUERIES[i % len(QUERIES)]})),
+    }  # fmt: skip
+    return {name: summary(s) for name, s in samples.items()}
+
+
+def search_user(client: Client, user: str, requests: int, warmup: int) -> dict[str, Any]:
+    def call(i: int) -> tuple[int, Any, float, dict[str, float]]:
+        return client.call("POST", "/v1/memory/search",
+                           {"agent": "bench", "user": user, "query": QUERIES[i % len(QUERIES)]})  # fmt: skip
+
+    result = summary(timed(requests, warmup, call))
+    _, body, *_ = call(0)
+    result["timings_ms"] = body["timings"]
+    result["results"] = len(body["results"])
+    return result
+
+
+def disk(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+    """Bytes per row (heap + TOAST + indexes, and heap alone) and every index's size."""
+    conn.execute("CHECKPOINT")
+    out: dict[str, Any] = {"tables": {}, "indexes": {}}
+    for table in TABLES:
+        rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]  # noqa: S608
+        total, heap, indexes = conn.execute(
+            "SELECT pg_total_relation_size(%s), pg_table_size(%s), pg_indexes_size(%s)",
+            [table, table, table],
+        ).fetchone()  # type: ignore[misc]
+        out["tables"][table] = {
+            "rows": rows, "total_bytes": total, "table_bytes": heap, "index_bytes": indexes,
+            "bytes_per_row": round(total / rows, 1) if rows else None,
+            "table_bytes_per_row": round(heap / rows, 1) if rows else None,
+        }  # fmt: skip
+        for name, size in conn.execute(
+            "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index "
+            "WHERE indrelid = %s::regclass ORDER BY 2 DESC",
+            [table],
+        ):
+            out["indexes"][name] = size
+    out["database_bytes"] = conn.execute("SELECT pg_database_size(current_database())").fetchone()[
+        0
+    ]  # type: ignore[index]
+    return out
+
+
+def redis_per_user(redis: Any, keys: list[tuple[str, str]]) -> dict[str, Any]:
+    """MEMORY USAGE of each cached document's keys (the document and its tail)."""
+    sizes = []
+    for pair in keys:
+        used = [redis.memory_usage(k) or 0 for k in pair]
+        if used[0]:
+            sizes.append(sum(used))
+    info = redis.info("memory")
+    return {
+        "users_measured": len(sizes),
+        "bytes_per_user_mean": round(sum(sizes) / len(sizes), 1) if sizes else None,
+        "bytes_per_user_p95": percentile(sizes, 95) if sizes else None,
+        "used_memory": info.get("used_memory"),
+        "keys": redis.dbsize(),
+    }
+
+
+SEMANTIC = (
+    "SELECT id, 1 - (embedding <=> %s::vector) FROM memory_acu WHERE tenant_id = %s AND "
+    "agent_id = %s AND end_user_id = {user} AND embedding IS NOT NULL "
+    "ORDER BY embedding <=> %s::vector LIMIT 50"
+)
+
+
+def _run(conn: psycopg.Connection[Any], sql: str, vectors: list[str], scope: list[int], n: int) -> tuple[list[float], list[list[int]]]:  # fmt: skip
+    times, ids = [], []
+    for i in range(n):
+        vector = vectors[i % len(vectors)]
+        started = time.perf_counter()
+        rows = conn.execute(sql, [vector, *scope, vector]).fetchall()  # type: ignore[call-overload]
+        times.append((time.perf_counter() - started) * 1000)
+        ids.append([r[0] for r in rows])
+    return times, ids
+
+
+def semantic_both_ways(conn: psycopg.Connection[Any], *, tenant: int, agent: int, user: int,
+                       queries: np.ndarray, n: int = 60) -> dict[str, Any]:  # fmt: skip
+    """The semantic leg's SQL for one user: the exact scan the service runs, then with a
+    partial HNSW index on this user's rows (built here, timed, then dropped), and recall@10 of
+    the approximate top 50 against the exact one."""
+    sql = SEMANTIC.format(user=int(user))
+    vectors = ["[" + ",".join(f"{x:.6f}" for x in q) + "]" for q in queries]
+    exact_ms, exact_ids = _run(conn, sql, vectors, [tenant, agent], n)
+    plan_exact = "\n".join(r[0] for r in conn.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, [vectors[0], tenant, agent, vectors[0]]))  # type: ignore[call-overload]  # fmt: skip
+    name = f"bench_acu_hnsw_{uuid.uuid4().hex[:8]}"
+    started = time.perf_counter()
+    conn.execute("SET maintenance_work_mem = '1GB'")
+    conn.execute(
+        f"CREATE INDEX {name} ON memory_acu USING hnsw (embedding vector_cosine_ops) "
+        f"WHERE end_user_id = {int(user)}"
+    )
+    conn.commit()
+    build_s = time.perf_counter() - started
+    size = conn.execute("SELECT pg_relation_size(%s::regclass)", [name]).fetchone()[0]  # type: ignore[index]
+    out: dict[str, Any] = {"units": None, "exact": None, "approximate": {}}
+    for ef in (40, 100, 200):
+        conn.execute(f"SET hnsw.ef_search = {ef}")
+        approx_ms, approx_ids = _run(conn, sql, vectors, [tenant, agent], n)
+        recall = np.mean(
+            [
+                len(set(a[:10]) & set(e[:10])) / 10
+                for a, e in zip(approx_ids, exact_ids, strict=True)
+            ]
+        )
+        out["approximate"][f"ef_search_{ef}"] = {
+            "p50_ms": round(percentile(approx_ms, 50), 3), "p95_ms": round(percentile(approx_ms, 95), 3),
+            "recall_at_10": round(float(recall), 3), "rows": round(float(np.mean([len(a) for a in approx_ids])), 1),
+        }  # fmt: skip
+    plan_approx = "\n".join(r[0] for r in conn.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, [vectors[0], tenant, agent, vectors[0]]))  # type: ignore[call-overload]  # fmt: skip
+    conn.execute("RESET hnsw.ef_search")
+    conn.execute(f"DROP INDEX {name}")
+    conn.commit()
+    out["units"] = conn.execute(
+        "SELECT count(*) FROM memory_acu WHERE end_user_id = %s", [user]
+    ).fetchone()[0]  # type: ignore[index]
+    out["exact"] = {
+        "p50_ms": round(percentile(exact_ms, 50), 3),
+        "p95_ms": round(percentile(exact_ms, 95), 3),
+    }
+    out["index_build_s"] = round(build_s, 1)
+    out["index_bytes"] = size
+    out["plans"] = {"exact": plan_exact, "approximate_ef_200": plan_approx}
+    return out
