@@ -21,8 +21,10 @@ CANDIDATES = 50  # per leg, before fusion
 # 40 would return fewer); recall@10 0.99 at 10^5 units (ADR 0029).
 EF_SEARCH = 100
 TURN_CANDIDATES = 30  # turns matched by full text, each credited to its units
-# Full-text matches ranked per leg, newest first: bounds a heavy user's cost (ADR 0029); a user
-# under it (anyone the in-process index holds) is ranked in full.
+# The full-text legs search a user's newest WINDOW turns (and units), ranking at most MATCHES
+# matches, newest first: a heavy user's cost stays bounded (ADR 0029). The in-process index
+# holds users up to the same size (index.MAX_USER_ROWS), so they are searched whole.
+WINDOW = 20_000
 MATCHES = 2_000
 _STOP = set(["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "is", "are", "was", "were", "be", "been", "do", "does", "did", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "my", "your", "his", "her", "its", "our", "their", "me", "him", "them", "this", "that", "these", "those", "there", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some"])  # fmt: skip
 
@@ -50,18 +52,34 @@ def turn_vector_sql(language: str) -> str:
 
 def _matching_turns(language: str, columns: str) -> str:
     """The user's turns that match ``q``, with their rank: the one place the turn log is
-    searched by full text. Parameters: tenant, agent, end user, session, session.
+    searched by full text. Parameters: tenant, agent, end user (twice), session, session.
 
-    Only the newest MATCHES matching turns are ranked: for a user with 10^5 turns a common word
-    matches tens of thousands, and ranking them all cost ~0.7 s (ADR 0029); the newest are
-    found by the user's index on the log, newest first, so the cost stays per user."""
+    Only the user's newest WINDOW turns are searched: for a user with 10^5 turns a common word
+    matches tens of thousands, and reading and ranking them all cost 0.5 s (ADR 0029). The
+    window's first id is found in the user's index on the log (newest first), so the cost is
+    bounded per user whatever the log's size; older turns stay reachable through the units."""
     tsv = turn_vector_sql(language)
     return (
         f"SELECT {columns}, ts_rank_cd({tsv}, q.q) AS rank FROM q, ("  # noqa: S608 (constants and a checked name)
         "SELECT t.* FROM memory_turn t, q WHERE q.q IS NOT NULL AND t.tenant_id = %s AND t.agent_id = %s "
-        f"AND t.end_user_id = %s AND {tsv} @@ q.q "
+        f"AND t.end_user_id = %s AND t.id >= {_window('memory_turn', 'id', '0')} AND {tsv} @@ q.q "
         f"AND (%s::uuid IS NULL OR t.session_id = %s::uuid) ORDER BY t.id DESC LIMIT {MATCHES}) t"
     )
+
+
+def _window(table: str, column: str, floor: str) -> str:
+    """The lowest ``column`` of the user's newest WINDOW rows (parameters: tenant, agent,
+    end user), read from their (tenant, agent, end user, column) index; ``floor`` when they
+    have fewer."""
+    return (
+        f"COALESCE((SELECT w.{column} FROM {table} w WHERE w.tenant_id = %s AND w.agent_id = %s "  # noqa: S608 (constants)
+        f"AND w.end_user_id = %s ORDER BY w.{column} DESC OFFSET {WINDOW} LIMIT 1), "
+        f"{floor})"
+    )
+
+
+def _scope(agent: Agent, user: EndUser) -> list[int]:
+    return [agent.tenant_id, agent.pk, user.pk]
 
 
 def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -126,14 +144,15 @@ def keyword_leg(
         f"{_WITH_Q}, m AS ("  # noqa: S608 (constants)
         "SELECT a.id, a.occurred_at, ts_rank_cd(a.keywords, q.q) AS rank FROM q, ("
         "SELECT a.id, a.occurred_at, a.keywords FROM memory_acu a, q WHERE q.q IS NOT NULL "
-        "AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s AND a.keywords @@ q.q "
+        "AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s "
+        f"AND a.occurred_at >= {_window('memory_acu', 'occurred_at', "'-infinity'")} AND a.keywords @@ q.q "
         "AND (%s::uuid IS NULL OR a.session_id = %s::uuid) "
         f"ORDER BY a.occurred_at DESC LIMIT {MATCHES}) a ORDER BY 3 DESC, 2 DESC LIMIT %s) "
         "SELECT a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, m.rank, "
         "1 - (a.embedding <=> %s::vector) FROM m JOIN memory_acu a ON a.id = m.id AND a.tenant_id = %s "
         "ORDER BY m.rank DESC, m.occurred_at DESC",
-        [agent.search_language, words, agent.tenant_id, agent.pk, user.pk, session, session,
-         CANDIDATES, vector, agent.tenant_id],
+        [agent.search_language, words, *_scope(agent, user), *_scope(agent, user), session,
+         session, CANDIDATES, vector, agent.tenant_id],
     )  # fmt: skip
     return _ranked_units(rows, "keyword")
 
@@ -152,8 +171,8 @@ def turn_keyword_leg(
         "  AND a.last_seq >= t.seq AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s) a "
         "GROUP BY a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, a.embedding "
         "ORDER BY 7 DESC, a.id LIMIT %s",
-        [agent.search_language, words, agent.tenant_id, agent.pk, user.pk, session, session,
-         TURN_CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
+        [agent.search_language, words, *_scope(agent, user), *_scope(agent, user), session,
+         session, TURN_CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
     )  # fmt: skip
     return _ranked_units(rows, "turn_keyword")
 
@@ -192,7 +211,8 @@ def fallback_leg(
     )
     rows = _rows(
         f"{_WITH_Q} {turns} ORDER BY rank DESC, t.id DESC LIMIT %s",
-        [agent.search_language, query, agent.tenant_id, agent.pk, user.pk, session, session, limit * 3],
+        [agent.search_language, query, *_scope(agent, user), *_scope(agent, user), session,
+         session, limit * 3],
     )  # fmt: skip
     hits = []
     for r in rows:
