@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(PY) -m config.runtime exec --
 PYTEST_ARGS ?=
 
-.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-extraction bench-locomo bench-anaphora bench-scenarios bench-llm-contract faults screenshots clean
+.PHONY: help venv browser run test test-fast lint format manage bench-latency bench-compare bench-scale bench-extraction bench-locomo bench-anaphora bench-scenarios bench-llm-contract faults screenshots clean
 
 help:
 	@echo "make run     set up and start everything (API + admin on http://127.0.0.1:8000, worker)"
@@ -99,6 +99,11 @@ bench-llm-contract: $(STAMP) $(LLM_VENV)/.installed-stamp
 
 bench-latency: $(STAMP)
 	$(PY) bench/latency.py $(ARGS)
+
+# How the call path and search grow with the data: its own stack, bulk-loaded by COPY to 10^5,
+# 10^6 and 10^7 turns plus heavy users (bench/scale.py); ARGS='--sizes 100000,1000000 --heavy 1000'.
+bench-scale: $(STAMP)
+	$(PY) -m bench.scale $(ARGS)
 
 # The call-path benchmark on REF and on this tree, alternately, in one run: REF=main make bench-compare
 bench-compare: $(STAMP)

@@ -11,6 +11,7 @@ from typing import Any
 from celery import shared_task
 
 from core.tasks import RetryingTask, requeue
+from memory.search.vector_index import BUILD_TASK, vector_index_build
 from memory.services.erasure import ERASURE_TASK, erasure_fail, erasure_step
 from memory.services.lifecycle import (
     RETENTION_TASK,
@@ -48,3 +49,9 @@ def retention_sweep_task(self: Any, depth: int = 0) -> None:
 def tier_down_sweep_task(self: Any, depth: int = 0) -> None:
     if tier_down_sweep():
         requeue(self, depth=depth)
+
+
+@shared_task(name=BUILD_TASK, acks_late=True)
+def acu_vector_index_build_task(end_user_id: int) -> None:
+    """A heavy user's partial HNSW index (ADR 0029); idempotent, so a redelivery is harmless."""
+    vector_index_build(end_user_id=end_user_id)

@@ -150,6 +150,18 @@ def _load(index: UserIndex, scope: list[int], after_unit: int, after_turn: int) 
         "AND end_user_id = %s AND id > %s ORDER BY id", [*scope, after_turn]))  # fmt: skip
 
 
+def _larger_than(scope: list[int], limit: int) -> bool:
+    """Whether the user has more than ``limit`` units and turns, reading at most limit + 1 of
+    each by index (a few milliseconds, once per user and process)."""
+    rows = _rows(
+        "SELECT (SELECT count(*) FROM (SELECT 1 FROM memory_acu WHERE tenant_id = %s AND agent_id = %s "
+        "AND end_user_id = %s LIMIT %s) a) + (SELECT count(*) FROM (SELECT 1 FROM memory_turn "
+        "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s LIMIT %s) t)",
+        [*scope, limit + 1, *scope, limit + 1],
+    )  # fmt: skip
+    return int(rows[0][0]) > limit
+
+
 def _json(value: Any) -> list[Any]:
     """jsonb as Django's cursor returns it (text), or already decoded."""
     decoded = json.loads(value) if isinstance(value, str) else value
@@ -173,6 +185,13 @@ def user_index(
     with index.lock:
         if index.state == state:
             return index
+        if index.state == (-1, -1) and _larger_than(scope, MAX_USER_ROWS):
+            # Counted before loading: loading a heavy user's rows only to drop them cost
+            # each process tens of seconds on that user's first search (bench/scale.py).
+            with _lock:
+                _indexes.pop(key, None)
+                _too_large[key] = None
+            return None
         if state[1] != index.state[1]:
             index.reset()  # rebuilt (a run, a forgotten fact): everything may have changed
         _load(index, scope, index.max_unit, index.max_turn)  # else only appends: the new rows

@@ -9,7 +9,7 @@ import datetime
 import re
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from memory.models import EndUser, Entity, Status
 from memory.search.hits import Hit, turn_refs
@@ -17,7 +17,15 @@ from schemas.models import Agent
 from schemas.validation import SETTINGS
 
 CANDIDATES = 50  # per leg, before fusion
+# HNSW candidates a heavy user's indexed semantic leg looks at: ≥ CANDIDATES (pgvector's default
+# 40 would return fewer); recall@10 0.99 at 10^5 units (ADR 0029).
+EF_SEARCH = 100
 TURN_CANDIDATES = 30  # turns matched by full text, each credited to its units
+# The full-text legs search a user's newest WINDOW turns (and units), ranking at most MATCHES
+# matches, newest first: a heavy user's cost stays bounded (ADR 0029). The in-process index
+# holds users up to the same size (index.MAX_USER_ROWS), so they are searched whole.
+WINDOW = 20_000
+MATCHES = 2_000
 _STOP = set(["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "is", "are", "was", "were", "be", "been", "do", "does", "did", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "my", "your", "his", "her", "its", "our", "their", "me", "him", "them", "this", "that", "these", "those", "there", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some"])  # fmt: skip
 
 # The only languages whose name is ever written into SQL text (the setting's choices): a value
@@ -44,14 +52,34 @@ def turn_vector_sql(language: str) -> str:
 
 def _matching_turns(language: str, columns: str) -> str:
     """The user's turns that match ``q``, with their rank: the one place the turn log is
-    searched by full text. Parameters: tenant, agent, end user, session, session."""
+    searched by full text. Parameters: tenant, agent, end user (twice), session, session.
+
+    Only the user's newest WINDOW turns are searched: for a user with 10^5 turns a common word
+    matches tens of thousands, and reading and ranking them all cost 0.5 s (ADR 0029). The
+    window's first id is found in the user's index on the log (newest first), so the cost is
+    bounded per user whatever the log's size; older turns stay reachable through the units."""
     tsv = turn_vector_sql(language)
     return (
-        f"SELECT {columns}, ts_rank_cd({tsv}, q.q) AS rank "  # noqa: S608 (constants and a checked name)
-        "FROM memory_turn t, q WHERE q.q IS NOT NULL AND t.tenant_id = %s AND t.agent_id = %s "
-        f"AND t.end_user_id = %s AND {tsv} @@ q.q "
-        "AND (%s::uuid IS NULL OR t.session_id = %s::uuid)"
+        f"SELECT {columns}, ts_rank_cd({tsv}, q.q) AS rank FROM q, ("  # noqa: S608 (constants and a checked name)
+        "SELECT t.* FROM memory_turn t, q WHERE q.q IS NOT NULL AND t.tenant_id = %s AND t.agent_id = %s "
+        f"AND t.end_user_id = %s AND t.id >= {_window('memory_turn', 'id', '0')} AND {tsv} @@ q.q "
+        f"AND (%s::uuid IS NULL OR t.session_id = %s::uuid) ORDER BY t.id DESC LIMIT {MATCHES}) t"
     )
+
+
+def _window(table: str, column: str, floor: str) -> str:
+    """The lowest ``column`` of the user's newest WINDOW rows (parameters: tenant, agent,
+    end user), read from their (tenant, agent, end user, column) index; ``floor`` when they
+    have fewer."""
+    return (
+        f"COALESCE((SELECT w.{column} FROM {table} w WHERE w.tenant_id = %s AND w.agent_id = %s "  # noqa: S608 (constants)
+        f"AND w.end_user_id = %s ORDER BY w.{column} DESC OFFSET {WINDOW} LIMIT 1), "
+        f"{floor})"
+    )
+
+
+def _scope(agent: Agent, user: EndUser) -> list[int]:
+    return [agent.tenant_id, agent.pk, user.pk]
 
 
 def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -71,14 +99,28 @@ def _ranked_units(rows: list[tuple[Any, ...]], leg: str) -> list[Hit]:
     return hits
 
 
-def semantic_leg(*, agent: Agent, user: EndUser, vector: str, session: str | None) -> list[Hit]:
-    rows = _rows(
-        "SELECT id, text, session_id, first_seq, last_seq, occurred_at, 1 - (embedding <=> %s::vector) "
-        "FROM memory_acu WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s "
+def semantic_leg(
+    *, agent: Agent, user: EndUser, vector: str, session: str | None, indexed: bool = False
+) -> list[Hit]:
+    """Exact cosine over the user's units; ``indexed``: the user has a partial HNSW index
+    (``vector_index``), used by naming the user's id as a constant (an int) and searching it
+    with ``ef_search`` raised to at least the candidates wanted."""
+    user_sql = str(int(user.pk)) if indexed else "%s"
+    sql = (
+        "SELECT id, text, session_id, first_seq, last_seq, occurred_at, 1 - (embedding <=> %s::vector) "  # noqa: S608 (an int)
+        f"FROM memory_acu WHERE tenant_id = %s AND agent_id = %s AND end_user_id = {user_sql} "
         "AND embedding IS NOT NULL AND (%s::uuid IS NULL OR session_id = %s::uuid) "
-        "ORDER BY embedding <=> %s::vector LIMIT %s",
-        [vector, agent.tenant_id, agent.pk, user.pk, session, session, vector, CANDIDATES],
+        "ORDER BY embedding <=> %s::vector LIMIT %s"
     )
+    params = [vector, agent.tenant_id, agent.pk, *([] if indexed else [user.pk]), session,
+              session, vector, CANDIDATES]  # fmt: skip
+    if indexed:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    else:
+        rows = _rows(sql, params)
     return [Hit(f"acu:{r[0]}", "acu", r[1], r[5], str(r[2]) if r[2] else None, turn_refs(r[2], r[3], r[4]),
                 similarity=float(r[6])) for r in rows]  # fmt: skip
 
@@ -96,15 +138,21 @@ def keyword_query(query: str, names: set[str]) -> str:
 def keyword_leg(
     *, agent: Agent, user: EndUser, words: str, vector: str, session: str | None
 ) -> list[Hit]:
+    """Full text over the user's units: the newest MATCHES matches ranked (as for the turns),
+    the rows and cosines read for the best CANDIDATES only."""
     rows = _rows(
-        f"{_WITH_Q} "  # noqa: S608 (a constant, no input)
-        "SELECT a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, "
-        "ts_rank_cd(a.keywords, q.q), 1 - (a.embedding <=> %s::vector) "
-        "FROM memory_acu a, q WHERE q.q IS NOT NULL AND a.tenant_id = %s AND a.agent_id = %s "
-        "AND a.end_user_id = %s AND a.keywords @@ q.q AND (%s::uuid IS NULL OR a.session_id = %s::uuid) "
-        "ORDER BY 7 DESC, a.occurred_at DESC LIMIT %s",
-        [agent.search_language, words, vector, agent.tenant_id, agent.pk, user.pk, session,
-         session, CANDIDATES],
+        f"{_WITH_Q}, m AS ("  # noqa: S608 (constants)
+        "SELECT a.id, a.occurred_at, ts_rank_cd(a.keywords, q.q) AS rank FROM q, ("
+        "SELECT a.id, a.occurred_at, a.keywords FROM memory_acu a, q WHERE q.q IS NOT NULL "
+        "AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s "
+        f"AND a.occurred_at >= {_window('memory_acu', 'occurred_at', "'-infinity'")} AND a.keywords @@ q.q "
+        "AND (%s::uuid IS NULL OR a.session_id = %s::uuid) "
+        f"ORDER BY a.occurred_at DESC LIMIT {MATCHES}) a ORDER BY 3 DESC, 2 DESC LIMIT %s) "
+        "SELECT a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, m.rank, "
+        "1 - (a.embedding <=> %s::vector) FROM m JOIN memory_acu a ON a.id = m.id AND a.tenant_id = %s "
+        "ORDER BY m.rank DESC, m.occurred_at DESC",
+        [agent.search_language, words, *_scope(agent, user), *_scope(agent, user), session,
+         session, CANDIDATES, vector, agent.tenant_id],
     )  # fmt: skip
     return _ranked_units(rows, "keyword")
 
@@ -123,8 +171,8 @@ def turn_keyword_leg(
         "  AND a.last_seq >= t.seq AND a.tenant_id = %s AND a.agent_id = %s AND a.end_user_id = %s) a "
         "GROUP BY a.id, a.text, a.session_id, a.first_seq, a.last_seq, a.occurred_at, a.embedding "
         "ORDER BY 7 DESC, a.id LIMIT %s",
-        [agent.search_language, words, agent.tenant_id, agent.pk, user.pk, session, session,
-         TURN_CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
+        [agent.search_language, words, *_scope(agent, user), *_scope(agent, user), session,
+         session, TURN_CANDIDATES, vector, agent.tenant_id, agent.pk, user.pk, CANDIDATES],
     )  # fmt: skip
     return _ranked_units(rows, "turn_keyword")
 
@@ -163,7 +211,8 @@ def fallback_leg(
     )
     rows = _rows(
         f"{_WITH_Q} {turns} ORDER BY rank DESC, t.id DESC LIMIT %s",
-        [agent.search_language, query, agent.tenant_id, agent.pk, user.pk, session, session, limit * 3],
+        [agent.search_language, query, *_scope(agent, user), *_scope(agent, user), session,
+         session, limit * 3],
     )  # fmt: skip
     hits = []
     for r in rows:

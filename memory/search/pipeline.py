@@ -28,6 +28,7 @@ from memory.search.legs import (
     turn_keyword_leg,
 )
 from memory.search.resolve import references_find
+from memory.search.vector_index import users_with_index, vector_index_request
 from schemas.models import Agent
 
 IN_PROCESS = True  # False: every search by the SQL legs (how ADR 0010 compared the two)
@@ -113,7 +114,9 @@ def _legs_run(
         with _timed(timings, "rows_ms"):
             legs = index_hits(index, ranked, similarity, scope=[agent.tenant_id, agent.pk, user.pk])
     else:
-        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings)
+        # Held in process unless too large: such a user's vectors get an index of their own.
+        heavy = IN_PROCESS and agent.search_language == "english"
+        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings, heavy)
     legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
     return legs
 
@@ -125,10 +128,16 @@ def _sql_legs(
     words: str,
     session: str | None,
     timings: dict[str, float],
+    heavy: bool = False,
 ) -> dict[str, list[Hit]]:
     legs: dict[str, list[Hit]] = {}
+    indexed = user.pk in users_with_index()
+    if heavy and not indexed:
+        vector_index_request(end_user_id=user.pk)  # the exact scan answers until it is built
     with _timed(timings, "semantic_ms"):
-        legs["semantic"] = semantic_leg(agent=agent, user=user, vector=vector, session=session)
+        legs["semantic"] = semantic_leg(
+            agent=agent, user=user, vector=vector, session=session, indexed=indexed
+        )
     if words:
         with _timed(timings, "keyword_ms"):
             legs["keyword"] = keyword_leg(
