@@ -295,7 +295,8 @@ class Qualifiers:
         """ "Do the same for the other account" / "the same for Myra": the field's last value, for
         the qualifier pointed at."""
         text = ctx.turn.text
-        if not _SAME.search(text) or ctx.turn.role != "user":
+        same = _SAME.search(text)
+        if same is None or ctx.turn.role != "user":
             return []
         out = []
         latest = {c.profile.key: c for c in claims if c.qualifier}
@@ -303,11 +304,11 @@ class Qualifiers:
         pool = latest or (
             {recent.profile.key: recent} if recent else {}
         )  # the field just spoken of
-        same = _SAME.search(text)
         for key, last in pool.items():
-            target = self._other(last.profile) if _OTHER.search(text) else None
+            target: str | None = self._other(last.profile) if _OTHER.search(text) else None
             pointed = self._named(last.profile, text[same.end() : same.end() + 40], False)
             kept = re.match(r"same(?: \w+)? (?:on|with)\b", same.group(0), re.I)  # not "for"
+            named: str | None
             if kept and pointed:
                 if pointed == last.qualifier:  # "Same on the metformin. The lisinopril, …"
                     continue  # the metformin's value, said again
