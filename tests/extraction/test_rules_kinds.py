@@ -102,3 +102,20 @@ def test_a_number_naming_a_kind_is_no_quantity() -> None:
 def test_a_name_that_starts_like_the_agents_is_kept_whole() -> None:
     facts = _facts([("a", "Hi, Ana here. Your name?"), ("u", "Ananya Iyer.")], desk="Ana")
     assert facts["name"][0] == "Ananya Iyer"
+
+
+def test_amounts_said_in_words_are_read_and_take_the_conversations_currency() -> None:
+    facts = _facts([("a", "What would you like to pay a month, at most?"),
+                    ("u", "Sixty-four thousand five hundred, tops."),
+                    ("a", "Noted. The joining fee is 50 euros, waived this week."),
+                    ("u", "Great.")])  # fmt: skip
+    assert facts["monthly_fee"][0] == {"amount": 64500, "currency": "EUR"}
+
+
+def test_same_on_a_thing_keeps_its_value_for_it_alone() -> None:
+    held = {"lift_kg:bench": "60", "lift_kg:deadlift": "100"}
+    facts = _facts([("a", "Same weights as last time, bench 60 and deadlift 100?"),
+                    ("u", "Same on the bench. The deadlift, they raised it at my last session.")],
+                   held)  # fmt: skip
+    assert facts.get("lift_kg:bench", (60,))[0] == 60
+    assert "lift_kg:deadlift" not in facts  # not the bench's 60: no new value was said
