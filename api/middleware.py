@@ -144,6 +144,9 @@ request_logger = logging.getLogger("handover.request")
 
 
 def _endpoint(request: HttpRequest) -> str:
+    lean = getattr(request, "route_name", None)  # served by api.callpath: no URL resolution
+    if lean is not None:
+        return str(lean)
     match = request.resolver_match
     if match is None:
         return "unmatched"
