@@ -15,7 +15,12 @@ pytestmark = pytest.mark.django_db
 def test_a_quiet_connection_is_reused_without_a_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     connection.ensure_connection()
     checks: list[int] = []
-    monkeypatch.setattr(connection, "is_usable", lambda: checks.append(1) or True)
+
+    def usable() -> bool:
+        checks.append(1)
+        return True
+
+    monkeypatch.setattr(connection, "is_usable", usable)
     connection.health_check_enabled, connection.health_check_done = True, False  # type: ignore[attr-defined]
     connection.close_if_health_check_failed()
     assert checks == [] and connection.health_check_done  # type: ignore[attr-defined]
