@@ -98,11 +98,12 @@ bench-llm-contract: $(STAMP) $(LLM_VENV)/.installed-stamp
 	$(PY) bench/llm_contract.py $(ARGS)
 
 bench-latency: $(STAMP)
-	$(PY) bench/latency.py $(ARGS)
+	$(PY) -m bench.latency $(ARGS)
 
-# The call-path benchmark on REF and on this tree, alternately, in one run: REF=main make bench-compare
+# The call-path benchmark on REF and on this tree, alternately, in one run, with this tree's load
+# generator: REF=main make bench-compare; ARGS='--rounds 3 -- --throughput-only' (ADR 0030).
 bench-compare: $(STAMP)
-	$(PY) bench/compare.py --ref $(or $(REF),main) $(if $(ARGS),-- $(ARGS))
+	$(PY) -m bench.compare --ref $(or $(REF),main) $(ARGS)
 
 # The fault suite (docs/faults.md): its own embedded stack in a temporary directory, broken on
 # purpose; ARGS='--scenarios redis,postgres' or '--quick' for a subset or the test sizes.
