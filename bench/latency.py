@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+if not __package__:  # run as a script (python bench/latency.py): the project root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.appends import cpu_per_call, cpu_seconds, throughput, verify
 
 ROOT = Path(__file__).resolve().parent.parent
