@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest, HttpResponse
 from rest_framework import exceptions
 from rest_framework.fields import SkipField, empty
@@ -155,7 +157,7 @@ def _principal(route: _Route, request: _DrfRequest) -> ApiPrincipal | None:
             for throttle in view.throttle_classes
         ):
             return None
-    except exceptions.APIException:
+    except Exception:  # a refusal, or Redis / PostgreSQL down: DRF answers it
         return None
     return request.auth if isinstance(request.auth, ApiPrincipal) else None
 
@@ -165,6 +167,10 @@ def _response(route: _Route, body: dict[str, Any], status: int, **headers: str) 
     response["Allow"] = route.allow
     for name, value in headers.items():
         response[name] = value
+    return _finished(response)
+
+
+def _finished(response: HttpResponse) -> HttpResponse:
     # What CommonMiddleware and XFrameOptionsMiddleware, after this one, would add.
     response["Content-Length"] = str(len(response.content))
     response.headers.setdefault("X-Frame-Options", settings.X_FRAME_OPTIONS.upper())
@@ -185,7 +191,10 @@ class CallPathMiddleware:
                 break
         else:
             return self.get_response(request)
-        request.get_host()  # a Host not allowed is a 400, as CommonMiddleware would answer
+        try:
+            request.get_host()
+        except DisallowedHost:
+            return self.get_response(request)  # CommonMiddleware answers it, as it always has
         if request.META.get("HTTP_ACCEPT", "") not in _PLAIN_ACCEPT:
             return self.get_response(request)
         data = _validated(route, _body(request))
@@ -203,8 +212,8 @@ class CallPathMiddleware:
             # The views' exception handler: a missing session, a conflicting turn, a database
             # or Redis outage get the same code, status and headers here; a bug stays a 500.
             handled = exception_handler(exc, {})
-            if handled is None:
-                raise
+            if handled is None:  # a bug: logged and answered 500 as Django would, sized
+                return _finished(response_for_exception(request, exc))  # type: ignore[arg-type]
             extra = {k: v for k, v in handled.items() if k.lower() != "content-type"}
             return _response(route, handled.data, handled.status_code, **extra)
         return _response(route, body, status)

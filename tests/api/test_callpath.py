@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import OperationalError
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
@@ -107,3 +108,30 @@ def test_the_lane_can_be_turned_off(settings: Any, agent_key_a: Key, dispatched:
         "/v1/sessions", {"agent": "advisor", "user": "priya"}, format="json"
     )
     assert response.status_code == 201 and dispatched == ["SessionOpenApi"]
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [(OperationalError("server closed the connection"), 503, "database_unavailable"),
+     (RuntimeError("a bug"), 500, "server_error")],
+)  # fmt: skip
+def test_an_outage_or_a_bug_in_the_lane_is_answered_whole(
+    agent_key_a: Key, monkeypatch: pytest.MonkeyPatch, error: Exception, status: int, code: str
+) -> None:
+    client = agent_key_a.client()
+    session = client.post("/v1/sessions", {"agent": "advisor", "user": "p"}, format="json")
+    client.raise_request_exception = False  # a 500 answered, as to any other client
+
+    def broken(*args: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr("api.v1.sessions.turn_append_answer", broken)
+    response = client.post(
+        f"/v1/sessions/{session.json()['session_id']}/turns",
+        {"role": "user", "text": "x"},
+        format="json",
+    )
+    assert response.status_code == status and response.json()["code"] == code
+    # A keep-alive client reads exactly the body: the length is always given.
+    assert int(response["Content-Length"]) == len(response.content)
+    assert response["X-Frame-Options"] == "DENY"
