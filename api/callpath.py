@@ -213,7 +213,7 @@ class CallPathMiddleware:
             # or Redis outage get the same code, status and headers here; a bug stays a 500.
             handled = exception_handler(exc, {})
             if handled is None:  # a bug: logged and answered 500 as Django would, sized
-                return _finished(response_for_exception(request, exc))  # type: ignore[arg-type]
+                return _finished(response_for_exception(request, exc))
             extra = {k: v for k, v in handled.items() if k.lower() != "content-type"}
             return _response(route, handled.data, handled.status_code, **extra)
         return _response(route, body, status)
