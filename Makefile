@@ -98,16 +98,17 @@ bench-llm-contract: $(STAMP) $(LLM_VENV)/.installed-stamp
 	$(PY) bench/llm_contract.py $(ARGS)
 
 bench-latency: $(STAMP)
-	$(PY) bench/latency.py $(ARGS)
+	$(PY) -m bench.latency $(ARGS)
 
 # How the call path and search grow with the data: its own stack, bulk-loaded by COPY to 10^5,
 # 10^6 and 10^7 turns plus heavy users (bench/scale.py); ARGS='--sizes 100000,1000000 --heavy 1000'.
 bench-scale: $(STAMP)
 	$(PY) -m bench.scale $(ARGS)
 
-# The call-path benchmark on REF and on this tree, alternately, in one run: REF=main make bench-compare
+# The call-path benchmark on REF and on this tree, alternately, in one run, with this tree's load
+# generator: REF=main make bench-compare; ARGS='--rounds 3 -- --throughput-only' (ADR 0030).
 bench-compare: $(STAMP)
-	$(PY) bench/compare.py --ref $(or $(REF),main) $(if $(ARGS),-- $(ARGS))
+	$(PY) -m bench.compare --ref $(or $(REF),main) $(ARGS)
 
 # The fault suite (docs/faults.md): its own embedded stack in a temporary directory, broken on
 # purpose; ARGS='--scenarios redis,postgres' or '--quick' for a subset or the test sizes.

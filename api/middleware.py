@@ -109,7 +109,8 @@ class RequestContextMiddleware:
         self.log_requests = settings.LOG_REQUESTS
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        rid = logs.acceptable_request_id(request.headers.get("X-Request-ID")) or uuid.uuid4().hex
+        # META, not request.headers: that builds a mapping of every header on each request.
+        rid = logs.acceptable_request_id(request.META.get("HTTP_X_REQUEST_ID")) or uuid.uuid4().hex
         token = logs.request_id.set(rid)
         started = time.perf_counter()
         try:
@@ -144,6 +145,9 @@ request_logger = logging.getLogger("handover.request")
 
 
 def _endpoint(request: HttpRequest) -> str:
+    lean = getattr(request, "route_name", None)  # served by api.callpath: no URL resolution
+    if lean is not None:
+        return str(lean)
     match = request.resolver_match
     if match is None:
         return "unmatched"

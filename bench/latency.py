@@ -1,12 +1,15 @@
 """Call-path latency over HTTP on loopback, against the real server on the embedded stack.
 
-    .venv/bin/python bench/latency.py [--requests 2000] [--seconds 20] [--clients 8] [--workers 4]
+    .venv/bin/python -m bench.latency [--requests 2000] [--seconds 20] [--clients 8] [--workers 4]
+        [--tree PATH] [--throughput-only]
 
 Starts `python -m config.runtime run` (gunicorn + Celery on a fresh embedded PostgreSQL and Redis
 in a temporary directory), seeds one user with 50 facts and 200 turns, then measures session
 start, turn append and context packing with one client (after a warm-up), then turn-append
-throughput with concurrent clients, and counts afterwards that every acknowledged turn is stored
-exactly once. Prints a table; writes bench/results/latency.json and latency.png.
+throughput with concurrent clients, retries included, and counts afterwards that every
+acknowledged turn is stored exactly once (bench/appends.py), with the CPU each part of the stack
+spent per append. ``--tree`` serves another checkout's code with this load generator (what
+bench/compare.py does). Prints a table; writes bench/results/latency.json and latency.png.
 
 Every response carries `Server-Timing` (app and db time), so the table also says where the time
 goes: transport and gunicorn (client minus app), Django and our code (app minus db), PostgreSQL.
@@ -24,10 +27,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script (python bench/latency.py): the project root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.appends import cpu_per_call, cpu_seconds, throughput, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -141,19 +147,22 @@ def summary(samples: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
     }
 
 
-def start_server(var: Path, port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
+def start_server(
+    var: Path, port: int, workers: int, threads: int, tree: Path = ROOT
+) -> subprocess.Popen[bytes]:
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY_FILE"}
     }
     env["HANDOVER_VAR_DIR"] = str(var)
+    env["PYTHONPATH"] = os.pathsep.join([str(tree), str(tree / "clients" / "python")])
     # The benchmarks measure capacity, not the per-key rate limiter (tests cover that).
     env.setdefault("API_KEY_RATE_PER_MINUTE", "0")
     log = (var.parent / "server.log").open("ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "config.runtime", "run", "--port", str(port), "--workers", str(workers), "--threads", str(threads), "--concurrency", "1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -220,75 +229,6 @@ def measure(
     return samples
 
 
-def throughput(port: int, key: str, clients: int, seconds: float) -> dict[str, Any]:
-    setup = Client(port, key)
-    sessions = []
-    for c in range(clients):
-        status, body, *_ = setup.call(
-            "POST", "/v1/sessions", {"agent": "bench", "user": f"load-{c}"}
-        )
-        assert status == 201, body
-        sessions.append(body["session_id"])
-    acked: list[list[int]] = [[] for _ in range(clients)]
-    errors: list[int] = [0] * clients
-    server_errors: list[int] = [0] * clients
-    stop = time.monotonic() + seconds
-    barrier = threading.Barrier(clients)
-
-    def run(c: int) -> None:
-        client = Client(port, key)
-        barrier.wait()
-        n = 0
-        while time.monotonic() < stop:
-            try:
-                status, body, *_ = client.call(
-                    "POST",
-                    f"/v1/sessions/{sessions[c]}/turns",
-                    {"role": "user", "text": f"load client {c} turn {n}"},
-                )
-            except OSError:
-                errors[c] += 1
-                continue
-            if status == 201:
-                acked[c].append(body["id"])
-            else:
-                errors[c] += 1
-                server_errors[c] += status >= 500
-            n += 1
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=run, args=(c,)) for c in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - started
-    total = sum(len(a) for a in acked)
-    return {"sessions": sessions, "acked_ids": acked, "acked": total, "errors": sum(errors),
-            "server_errors": sum(server_errors), "seconds": elapsed, "per_s": total / elapsed}  # fmt: skip
-
-
-def verify(var: Path, load: dict[str, Any]) -> dict[str, int]:
-    import pgserver
-    import psycopg
-
-    server = pgserver.get_server(var / "pgdata", cleanup_mode=None)
-    acked = {turn_id for ids in load["acked_ids"] for turn_id in ids}
-    with psycopg.connect(server.get_uri()) as connection:
-        rows = connection.execute(
-            "SELECT id, session_id::text, text FROM memory_turn WHERE session_id::text = ANY(%s)",
-            [load["sessions"]],
-        ).fetchall()
-    stored_ids = {row[0] for row in rows}
-    texts = [(row[1], row[2]) for row in rows]
-    return {
-        "acked": len(acked),
-        "stored": len(acked & stored_ids),
-        "lost": len(acked - stored_ids),
-        "duplicates": len(texts) - len(set(texts)),
-    }
-
-
 def plot(results: dict[str, list[float]], path: Path) -> None:
     import matplotlib
 
@@ -323,28 +263,36 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose code serves")
+    parser.add_argument("--throughput-only", action="store_true", help="skip the latency runs")
+    parser.add_argument("--out", type=Path, default=RESULTS / "latency.json")
     args = parser.parse_args()
 
+    samples: dict[str, list[tuple[float, dict[str, float]]]] = {}
+    load_average = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="hv-bench-") as tmp:
         var = Path(tmp) / "var"
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        server = start_server(var, port, args.workers, args.threads)
+        server = start_server(var, port, args.workers, args.threads, args.tree.resolve())
         try:
             key = json.loads((var / "demo-credentials.json").read_text())["api_key"]
             client = Client(port, key)
-            seeded = seed(client)
-            session = seeded["session"]
-            samples = {
-                "session_start": measure(client, args.requests, args.warmup,
-                    lambda i: client.call("POST", "/v1/sessions", {"agent": "bench", "user": "bench-user"})),
-                "turn_append": measure(client, args.requests, args.warmup,
-                    lambda i: client.call("POST", f"/v1/sessions/{session}/turns", {"role": "user", "text": f"Measured turn {i} about a 3BHK near the metro."})),
-                "context": measure(client, args.requests, args.warmup,
-                    lambda i: client.call("POST", "/v1/context", {"session": session})),
-            }  # fmt: skip
-            load = throughput(port, key, args.clients, args.seconds)
+            session = seed(client)["session"]
+            if not args.throughput_only:
+                samples = {
+                    "session_start": measure(client, args.requests, args.warmup,
+                        lambda i: client.call("POST", "/v1/sessions", {"agent": "bench", "user": "bench-user"})),
+                    "turn_append": measure(client, args.requests, args.warmup,
+                        lambda i: client.call("POST", f"/v1/sessions/{session}/turns", {"role": "user", "text": f"Measured turn {i} about a 3BHK near the metro."})),
+                    "context": measure(client, args.requests, args.warmup,
+                        lambda i: client.call("POST", "/v1/context", {"session": session})),
+                }  # fmt: skip
+            before = cpu_seconds(var, port)
+            load = throughput(lambda: Client(port, key), args.clients, args.seconds)
+            cpu = cpu_per_call(before, cpu_seconds(var, port), load["acked"] + load["repeats"])
+            load_average = os.getloadavg()
             counts = verify(var, load)
         finally:
             server.send_signal(signal.SIGINT)
@@ -354,28 +302,27 @@ def main() -> int:
     results.update(
         {
             "append_throughput_per_s": round(load["per_s"], 1),
+            "append_calls_per_s": round(load["calls_per_s"], 1),  # the retries included
             "append_clients": args.clients,
             "append_seconds": round(load["seconds"], 1),
-            "acked": counts["acked"],
-            "stored": counts["stored"],
-            "lost": counts["lost"],
-            "duplicates": counts["duplicates"],
+            **counts,
             "append_errors": load["errors"],
             "append_5xx": load["server_errors"],
+            "cpu_ms_per_append": cpu,
+            "load_average": [round(x, 2) for x in load_average],
             "gunicorn_workers": args.workers,
             "gunicorn_threads": args.threads,
             "machine": f"{os.cpu_count()} cores",
         }
     )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "latency.json").write_text(json.dumps(results, indent=2) + "\n")
-    plot(
-        {name: [s[0] for s in values] for name, values in samples.items()}, RESULTS / "latency.png"
-    )
-
-    print(
-        f"\n{'endpoint':<15}{'p50':>8}{'p95':>8}{'p99':>8}{'app p50':>9}{'db p50':>8}{'net p50':>9}   target"
-    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    if samples:
+        plot({name: [s[0] for s in values] for name, values in samples.items()},
+             args.out.with_suffix(".png"))  # fmt: skip
+        print(
+            f"\n{'endpoint':<15}{'p50':>8}{'p95':>8}{'p99':>8}{'app p50':>9}{'db p50':>8}{'net p50':>9}   target"
+        )
     for name in samples:
         r = results[name]
         target = ", ".join(f"{k.split('_')[0]} ≤ {v} ms" for k, v in TARGETS[name].items())
@@ -385,10 +332,13 @@ def main() -> int:
     print(
         f"\nappend throughput: {results['append_throughput_per_s']}/s with {args.clients} clients for "
         f"{results['append_seconds']} s (target ≥ 1,000/s)  acked {counts['acked']}  stored {counts['stored']}  "
-        f"lost {counts['lost']}  duplicates {counts['duplicates']}  errors {load['errors']} (5xx {load['server_errors']})"
+        f"lost {counts['lost']}  duplicates {counts['duplicates']}  retries {counts['repeats']} "
+        f"(wrong answers {counts['bad_repeats']})  errors {load['errors']} (5xx {load['server_errors']})"
     )
-    print(f"wrote {RESULTS / 'latency.json'} and {RESULTS / 'latency.png'}")
-    return 0 if counts["lost"] == 0 and counts["duplicates"] == 0 else 1
+    print(f"CPU ms per append: {cpu}; load average {results['load_average']}")
+    print(f"wrote {args.out}")
+    exact = counts["lost"] == counts["duplicates"] == counts["bad_repeats"] == 0
+    return 0 if exact and counts["unacknowledged_rows"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -66,6 +66,9 @@ MIDDLEWARE = [
     "api.middleware.StorableTextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # The call path's lean lane (ADR 0030): session start, append and context answered here,
+    # after the request id, metrics, log, timing and security headers, before the rest.
+    "api.callpath.CallPathMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -143,7 +146,8 @@ def _database(url: str) -> dict[str, object]:
     if not name:
         raise ImproperlyConfigured("DATABASE_URL names no database")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        # Django's PostgreSQL backend with a cheaper health check (config/db/base.py).
+        "ENGINE": "config.db",
         "NAME": name,
         "USER": params.pop("user", ""),
         "PASSWORD": params.pop("password", ""),
@@ -278,6 +282,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 # Requests per minute per API key (0: no limit; 30,000 = 500/s, far above one agent's needs,
 # low enough to stop a runaway loop); over it, 429 rate_limited with Retry-After.
 API_KEY_RATE_PER_MINUTE = env.integer("API_KEY_RATE_PER_MINUTE", 30_000, minimum=0)
+
+# Session start, append and context through the lean lane (api.callpath, ADR 0030); false sends
+# every request through the full stack (DRF), as a way back and for comparing the two.
+API_LEAN_CALL_PATH = env.boolean("API_LEAN_CALL_PATH", True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["tenants.authentication.ApiKeyAuthentication"],

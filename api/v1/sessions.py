@@ -25,6 +25,7 @@ from memory.services.context import context_pack_for_session
 from memory.services.sessions import session_start
 from memory.services.turns import AppendResult, TurnAppended, TurnIn, turn_append
 from memory.tokens import TOKENIZER
+from tenants.principal import ApiPrincipal
 
 MAX_BATCH = 500
 MEMORY_TOOL = {
@@ -140,22 +141,9 @@ class SessionOpenApi(APIView):
         "One read of the hot document; no embedding.",
     )
     def post(self, request: Request) -> Response:
-        principal = principal_of(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        started = session_start(
-            tenant_id=principal.tenant_id,
-            agent_scope=principal.agent_id,
-            agent_slug=data["agent"],
-            user_external_id=data["user"],
-            external_id=data.get("session"),
-            metadata=data["metadata"],
-        )
-        return Response(
-            {**started.body, "memory_tool": MEMORY_TOOL},
-            status=status.HTTP_201_CREATED if started.created else status.HTTP_200_OK,
-        )
+        return Response(*session_open_answer(principal_of(request), serializer.validated_data))
 
 
 class TurnInputSerializer(StrictSerializer):
@@ -204,10 +192,9 @@ def _turn_body(appended: TurnAppended) -> dict[str, Any]:
     return {**turn_present(appended.turn, full=True), "created": appended.created}
 
 
-def _append(request: Request, session_id: str, turns: list[dict[str, Any]]) -> AppendResult:
+def _append(principal: ApiPrincipal, session_id: str, turns: list[dict[str, Any]]) -> AppendResult:
     """Append, then schedule extraction if it is due: composed here, above both apps (memory
     does not import extraction)."""
-    principal = principal_of(request)
     result = turn_append(
         tenant_id=principal.tenant_id,
         session_id=session_id,  # type: ignore[arg-type]  # the URL converter gave a UUID
@@ -240,12 +227,8 @@ class TurnAppendApi(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         serializer = TurnInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        result = _append(request, session_id, [serializer.validated_data])
-        appended = result.turns[0]
-        return Response(
-            {**_turn_body(appended), "hot_version": result.hot_version},
-            status=status.HTTP_201_CREATED if appended.created else status.HTTP_200_OK,
-        )
+        principal = principal_of(request)
+        return Response(*turn_append_answer(principal, session_id, serializer.validated_data))
 
 
 class TurnBatchResultSerializer(serializers.Serializer):
@@ -279,7 +262,7 @@ class TurnBatchApi(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        result = _append(request, session_id, serializer.validated_data["turns"])
+        result = _append(principal_of(request), session_id, serializer.validated_data["turns"])
         created = sum(1 for t in result.turns if t.created)
         body = {
             "turns": [_turn_body(t) for t in result.turns],
@@ -337,38 +320,63 @@ class ContextPackApi(APIView):
         "`retrieved` lists them as packed, in order, with the turns each came from.",
     )
     def post(self, request: Request) -> Response:
-        principal = principal_of(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        result = context_pack_for_session(
-            tenant_id=principal.tenant_id,
-            session_id=data["session"],
-            agent_scope=principal.agent_id,
-            query=data.get("query"),
-            budget_tokens=data.get("budget_tokens"),
-        )
-        packed = result.packed
-        return Response(
+        return Response(*context_pack_answer(principal_of(request), serializer.validated_data))
+
+
+# The three calls' answers from validated input: the DRF views above, and the lean
+# lane (api.callpath, ADR 0030) that serves the same calls without the framework, both use them.
+Answer = tuple[dict[str, Any], int]
+
+
+def session_open_answer(principal: ApiPrincipal, data: dict[str, Any]) -> Answer:
+    started = session_start(
+        tenant_id=principal.tenant_id,
+        agent_scope=principal.agent_id,
+        agent_slug=data["agent"],
+        user_external_id=data["user"],
+        external_id=data.get("session"),
+        metadata=data["metadata"],
+    )
+    return {**started.body, "memory_tool": MEMORY_TOOL}, 201 if started.created else 200
+
+
+def turn_append_answer(principal: ApiPrincipal, session_id: str, data: dict[str, Any]) -> Answer:
+    result = _append(principal, session_id, [data])
+    appended = result.turns[0]
+    body = {**_turn_body(appended), "hot_version": result.hot_version}
+    return body, 201 if appended.created else 200
+
+
+def context_pack_answer(principal: ApiPrincipal, data: dict[str, Any]) -> Answer:
+    result = context_pack_for_session(
+        tenant_id=principal.tenant_id,
+        session_id=data["session"],
+        agent_scope=principal.agent_id,
+        query=data.get("query"),
+        budget_tokens=data.get("budget_tokens"),
+    )
+    packed = result.packed
+    body = {
+        "context": packed.text,
+        "tokens": packed.tokens,
+        "stable_tokens": packed.stable_tokens,
+        "budget_tokens": packed.budget_tokens,
+        "included": packed.included,
+        "dropped": packed.dropped,
+        "hot_version": result.hot_version,
+        "tokenizer": TOKENIZER,
+        "retrieved": [
             {
-                "context": packed.text,
-                "tokens": packed.tokens,
-                "stable_tokens": packed.stable_tokens,
-                "budget_tokens": packed.budget_tokens,
-                "included": packed.included,
-                "dropped": packed.dropped,
-                "hot_version": result.hot_version,
-                "tokenizer": TOKENIZER,
-                "retrieved": [
-                    {
-                        "text": hit.text,
-                        "source": hit.source,
-                        "confidence": hit.confidence,
-                        "reference": "reference" in hit.legs,
-                        "session": hit.session,
-                        "turns": hit.turns,
-                    }
-                    for hit in result.retrieved
-                ],
+                "text": hit.text,
+                "source": hit.source,
+                "confidence": hit.confidence,
+                "reference": "reference" in hit.legs,
+                "session": hit.session,
+                "turns": hit.turns,
             }
-        )
+            for hit in result.retrieved
+        ],
+    }
+    return body, 200
