@@ -52,6 +52,9 @@ DISTRIBUTED = [
     "memory_erasure",
     "extraction_extractionrun",
     "tenants_auditevent",
+    "webhooks_webhookendpoint",
+    "webhooks_webhookevent",
+    "webhooks_webhookdelivery",
 ]
 
 # Copied whole to every node (create_reference_table): small, read far more than written, and
@@ -92,6 +95,9 @@ FOREIGN_KEYS = [
     ForeignKey("memory_erasure", "end_user_id", "memory_enduser"),
     ForeignKey("extraction_extractionrun", "agent_id", "schemas_agent"),
     ForeignKey("extraction_extractionrun", "end_user_id", "memory_enduser"),
+    ForeignKey("webhooks_webhookdelivery", "event_id", "webhooks_webhookevent"),
+    ForeignKey("webhooks_webhookdelivery", "endpoint_id", "webhooks_webhookendpoint"),
+    ForeignKey("webhooks_webhookdelivery", "replay_of_id", "webhooks_webhookdelivery"),
     # A reference table may not point at a distributed one in Citus: docs/deploy.md drops this
     # one there (Django's on_delete=PROTECT still guards it).
     ForeignKey("tenants_apikey", "agent_id", "schemas_agent"),
@@ -118,19 +124,29 @@ def _fk_add(fk: ForeignKey) -> str:
     )
 
 
-def tenant_keys() -> RunSQL:
-    """A migration operation: primary keys (id, tenant_id) and composite foreign keys.
+def tenant_keys(tables: list[str], foreign_keys: list[ForeignKey] | None = None) -> RunSQL:
+    """A migration operation: primary keys (id, tenant_id) for ``tables``, then composite
+    foreign keys: ``foreign_keys``, by default those of FOREIGN_KEYS between two of ``tables``.
 
-    Runs after the models' single-column foreign key constraints were dropped (their
-    ``db_constraint=False``); its reverse restores the single-column primary keys, after which
-    reversing those AlterFields puts Django's constraints back.
+    Each app's ``*_tenant_keys`` migration names its own tables as they stood when it was
+    written, so a table or foreign key added here later changes no applied migration (a later
+    foreign key that leaves the migration's tables is passed to its migration explicitly; the
+    migration test checks that the database ends with exactly FOREIGN_KEYS). Runs after the
+    models' single-column foreign key constraints were dropped (their ``db_constraint=False``);
+    its reverse restores the single-column primary keys, after which reversing those
+    AlterFields puts Django's constraints back.
     """
-    forward: list[Any] = [sql for table in TENANT_KEYED for sql in _pkey(table, f'id, "{COLUMN}"')]
-    forward += [_fk_add(fk) for fk in FOREIGN_KEYS]
+    unknown = sorted(set(tables) - set(TENANT_KEYED))
+    if unknown:
+        raise ValueError(f"not tenant tables (TENANT_KEYED): {unknown}")
+    if foreign_keys is None:
+        foreign_keys = [fk for fk in FOREIGN_KEYS if fk.table in tables and fk.target in tables]
+    forward: list[Any] = [sql for table in tables for sql in _pkey(table, f'id, "{COLUMN}"')]
+    forward += [_fk_add(fk) for fk in foreign_keys]
     backward: list[Any] = [
-        f'ALTER TABLE "{fk.table}" DROP CONSTRAINT "{fk.name}"' for fk in FOREIGN_KEYS
+        f'ALTER TABLE "{fk.table}" DROP CONSTRAINT "{fk.name}"' for fk in foreign_keys
     ]
-    backward += [sql for table in TENANT_KEYED for sql in _pkey(table, "id")]
+    backward += [sql for table in tables for sql in _pkey(table, "id")]
     return RunSQL(forward, backward)
 
 

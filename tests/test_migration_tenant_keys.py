@@ -1,6 +1,7 @@
 """The distributable schema (ADR 0028) on a populated database: back to the state before it,
 rows in every tenant table, forward again; no row lost, and the keys and partitions are what
-tenants/distribution.py says."""
+tenants/distribution.py says; and back again, populated, without losing a row. The webhook
+tables (webhooks.0002_tenant_keys) are among them."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ BEFORE = [
     ("schemas", "0007_model_connections"),
     ("memory", "0008_hot_cache_keyed_names"),
     ("extraction", "0005_run_explanations"),
+    ("webhooks", "0001_initial"),
 ]
 TURNS_PER_TENANT = 300
 NOW = datetime.datetime(2026, 5, 1, tzinfo=datetime.UTC)
@@ -36,6 +38,10 @@ def _migrate(targets: list[tuple[str, str]] | None = None) -> Any:
     plan = targets or executor.loader.graph.leaf_nodes()
     executor.migrate(plan)
     return executor.loader.project_state(plan).apps
+
+
+def _primary_keys() -> dict[str, list[tuple[str, list[str]]]]:
+    return {table: _key_columns(table, "p") for table in TENANT_KEYED}
 
 
 def _counts() -> dict[str, int]:
@@ -103,6 +109,21 @@ def _fill(apps: Any) -> None:
         )
         apps.get_model("extraction", "ExtractionRun").objects.create(
             tenant=tenant, agent=agent, end_user=user, status="succeeded"
+        )
+        endpoint = apps.get_model("webhooks", "WebhookEndpoint").objects.create(
+            tenant=tenant, url=f"https://t{n}.example/hook", event_types=["fact.created"],
+            secret="whsec_x", created_by="t",
+        )  # fmt: skip
+        event = apps.get_model("webhooks", "WebhookEvent").objects.create(
+            tenant=tenant, type="fact.created", payload={"type": "fact.created"},
+            end_user_id=user.id,
+        )  # fmt: skip
+        Delivery = apps.get_model("webhooks", "WebhookDelivery")
+        first = Delivery.objects.create(
+            tenant=tenant, event=event, endpoint=endpoint, next_attempt_at=NOW, status="failed"
+        )
+        Delivery.objects.create(
+            tenant=tenant, event=event, endpoint=endpoint, next_attempt_at=NOW, replay_of=first
         )
 
 
@@ -201,6 +222,26 @@ def test_tenant_keys_and_partitions_on_a_populated_database(pre_change_database:
         with pytest.raises(IntegrityError), transaction.atomic():
             cursor.execute(insert, [tenant_id + 1, session_id, agent_id, end_user_id, 10_001])
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        # Likewise a webhook delivery of another tenant's event.
+        cursor.execute(
+            "SELECT tenant_id, event_id, endpoint_id FROM webhooks_webhookdelivery "
+            "ORDER BY tenant_id LIMIT 1"
+        )
+        tenant_id, event_id, endpoint_id = cursor.fetchone()
+        with pytest.raises(IntegrityError), transaction.atomic():
+            cursor.execute(
+                "INSERT INTO webhooks_webhookdelivery (id, tenant_id, event_id, endpoint_id, "
+                "status, attempts, next_attempt_at, error, created_by, created_at) VALUES "
+                "(gen_random_uuid(), %s, %s, %s, 'pending', 0, now(), '', '', now())",
+                [tenant_id + 1, event_id, endpoint_id],
+            )
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+    # And back to the state before, populated: no row lost, the single-column keys again.
+    after = _counts()
+    _migrate(BEFORE)
+    assert _counts() == after
+    assert _primary_keys() == {table: [(f"{table}_pkey", ["id"])] for table in TENANT_KEYED}
 
 
 @pytest.mark.django_db

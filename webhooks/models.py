@@ -79,9 +79,13 @@ class WebhookDelivery(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    # The database holds (x_id, tenant_id) → (id, tenant_id) for these three (ADR 0028,
+    # tenants/distribution.py); Django's single-column constraints are off.
+    event = models.ForeignKey(
+        WebhookEvent, on_delete=models.CASCADE, related_name="deliveries", db_constraint=False
+    )
     endpoint = models.ForeignKey(
-        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries", db_constraint=False
     )
     status = models.CharField(
         max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
@@ -93,7 +97,12 @@ class WebhookDelivery(models.Model):
     error = models.CharField(max_length=500, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
     replay_of = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     created_by = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

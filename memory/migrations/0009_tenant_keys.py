@@ -229,5 +229,21 @@ class Migration(migrations.Migration):
         ),
         # Every foreign key constraint between tenant tables is gone (above and in the other
         # apps' *_tenant_keys): the primary keys become (id, tenant_id), the foreign keys composite.
-        tenant_keys(),
+        tenant_keys(
+            [
+                "schemas_agent",
+                "schemas_extractionschema",
+                "memory_enduser",
+                "memory_session",
+                "memory_turn",
+                "memory_hotdocument",
+                "memory_entity",
+                "memory_acu",
+                "memory_erasure",
+                "extraction_extractionrun",
+                "tenants_auditevent",
+                "tenants_membership",
+                "tenants_apikey",
+            ]
+        ),
     ]
