@@ -206,6 +206,7 @@ def test_the_beat_schedule_names_registered_tasks(settings: Any) -> None:
         "memory.retention_sweep",
         "memory.tier_down_sweep",
         "extraction.recover_sweep",
+        "webhooks.sweep",
     }
     assert all(entry["task"] in celery_app.tasks for entry in schedule.values())
     lifecycle = [e for e in schedule.values() if e["task"].startswith("memory.")]
