@@ -132,7 +132,7 @@ NAME_CHECK = re.compile(
 
 
 def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.ndarray],
-                currency: str | None, things: dict[str, list[str]] | None = None) -> Prompt:  # fmt: skip
+                currency: str | None, things: dict[str, list[str]]) -> Prompt:  # fmt: skip
     """What the agent's turn asks, proposes (questions and offers that carry a value) and
     states about the user ("You applied for the product designer role")."""
     said = sentences(turn.text)
@@ -171,7 +171,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions
-                  if (o := _owner(m, sentence, turn.text, fields, prompt, things or {}))]  # fmt: skip
+                  if (o := _owner(m, sentence, turn.text, fields, prompt, things))]  # fmt: skip
         owners += _string_offers(sentence, fields, prompt)
         if not owners:
             continue
@@ -215,6 +215,7 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pr
     turn) names best, or the one the turn asks about."""
     best: tuple[float, Profile, str] | None = None
     asked = prompt.best(mention.type)
+    before = sentence[: mention.start].lower()
     for profile in fields:
         if profile.type != mention.type or (
             mention.type == "enum" and mention.value not in (profile.field.get("choices") or [])
@@ -230,7 +231,6 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pr
             points += 1.0  # "20 milligrams" for a field in mg
         if question_kind(sentence):
             points += 0.5  # asked with a value in it: the value is what is proposed
-        before = sentence[: mention.start].lower()
         if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
                                      for t in things.get(profile.key, [])):  # fmt: skip
             points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
