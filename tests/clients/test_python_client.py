@@ -293,9 +293,10 @@ def test_forget_with_redaction_and_a_streamed_export(
 
 def test_timeouts_raise_and_carry_the_seq_to_repeat(proxy: FaultyProxy, agent_key: Key) -> None:
     no_retry = RetryPolicy(max_retries=0)
-    with Handover(api_key=agent_key.raw, base_url=proxy.url, timeout=0.5, retry=no_retry) as hv:
+    # The timeout is well above a loaded machine's latency and well below the scripted delay.
+    with Handover(api_key=agent_key.raw, base_url=proxy.url, timeout=3.0, retry=no_retry) as hv:
         opened = hv.open_session("property", "priya")
-        proxy.script(("slow", 1.5))
+        proxy.script(("slow", 6.0))
         with pytest.raises(RequestTimeoutError) as timed_out:
             hv.append_turn(opened.session_id, "user", "Are you there?")
         assert timed_out.value.seq == 1
