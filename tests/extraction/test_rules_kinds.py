@@ -119,3 +119,33 @@ def test_same_on_a_thing_keeps_its_value_for_it_alone() -> None:
                    held)  # fmt: skip
     assert facts.get("lift_kg:bench", (60,))[0] == 60
     assert "lift_kg:deadlift" not in facts  # not the bench's 60: no new value was said
+
+
+def test_the_conversations_own_currency_outranks_the_schemas_examples() -> None:
+    # The operator taught the field in pounds; this member speaks in rupees, named only after the
+    # bare amount. Before, the schema's currency was given to the amount at once.
+    fields = [
+        {**f, "examples": ["about £30 a month"]} if f["key"] == "monthly_fee" else f for f in GYM
+    ]
+    said = [
+        ("a", "What would you like to pay a month, at most?"),
+        ("u", "1,150 at the very most."),
+        ("a", "Noted, up to ₹1,150 a month."),
+    ]
+    window = [
+        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t,
+                   MON + datetime.timedelta(minutes=i), "Ola", "the desk")
+        for i, (r, t) in enumerate(said)
+    ]  # fmt: skip
+    found = {f.key: f.value for f in RulesExtractor().extract_facts(window, fields, Usage())}
+    assert found["monthly_fee"] == {"amount": 1150, "currency": "INR"}
+
+
+def test_a_bound_is_a_value_not_a_negation() -> None:
+    for said in ("Not more than 1,150 euros.", "No more than €1,150.", "Nothing over 1,150 euros.",
+                 "Not a cent above 1,150 euros."):  # fmt: skip
+        facts = _facts([("a", "What would you like to pay a month, at most?"), ("u", said)])
+        assert facts["monthly_fee"][0] == {"amount": 1150, "currency": "EUR"}, said
+    facts = _facts([("a", "What would you like to pay a month, at most?"),
+                    ("u", "Not 1,150 euros, that was the old plan. 900 euros.")])  # fmt: skip
+    assert facts["monthly_fee"][0] == {"amount": 900, "currency": "EUR"}

@@ -57,7 +57,7 @@ class RulesExtractor:
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
-        reader = _Reader(fields_, vectors, _currency(current, fields))
+        reader = _Reader(fields_, vectors, _currency(current, fields, turns))
         claims: list[Claim] = []
         prompt: Prompt | None = None
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
@@ -251,9 +251,16 @@ def _fill_currency(
             claim.value = {**claim.value, "currency": code}
 
 
-def _currency(current: Mapping[str, str], fields: list[dict[str, Any]]) -> str | None:
-    """What an amount said without a currency is in, until one is said: the currency of the
-    user's stored money facts, else of the schema's money examples."""
+def _currency(
+    current: Mapping[str, str], fields: list[dict[str, Any]], turns: list[WindowTurn]
+) -> str | None:
+    """What an amount said without a currency is in, until one is said: the one currency these
+    turns name (anyone's, "₹1,150" after "it cost 1,150"), else the currency of the user's stored
+    money facts, else of the schema's money examples (an operator's teaching, which may have
+    been written for another country than this user's)."""
+    said = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+    if len(said) == 1:
+        return said.pop()
     for text in current.values():
         for amount in money_in(text):
             if amount.currency:

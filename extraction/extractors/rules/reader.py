@@ -86,8 +86,17 @@ class Context:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
 
 
+# "not more than 1,150", "no higher than 40", "nothing over 2 lakh": a bound, not a negation.
+_BOUND = re.compile(
+    r"\b(?:not|no|nothing|never)\s+(?:a\s+\w+\s+)?(?:more|higher|greater|bigger|less|lower|fewer|"
+    r"smaller|over|above|beyond|under|below|past|exceeding)(?:\s+than)?\s+(?:about\s+|around\s+)?$"
+)
+
+
 def negated(clause: str, start: int) -> bool:
     before = clause[:start].lower()
+    if _BOUND.search(before):
+        return False
     return bool(
         re.search(
             r"\b(not|never|isn't|wasn't|no longer|instead of|rather than|except|no need for|no)\s+(?:\w+\s+){0,2}$",
