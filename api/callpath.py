@@ -1,11 +1,12 @@
-"""The lean lane of the call path: session start, turn append and context packing served by a
-middleware, without URL resolution, DRF's dispatch or the rest of the middleware stack (ADR 0030).
+"""The lean lane of the call path: session start, turn append, context packing and memory search
+served by a middleware, without URL resolution, DRF's dispatch or the rest of the middleware
+stack (ADR 0030).
 
-It answers only what it can answer exactly as the full stack would: a POST to one of the three
+It answers only what it can answer exactly as the full stack would: a POST to one of the four
 routes with a JSON body that the endpoint's own serializer fields accept, from an API key that
 authenticates, may make the call and is within its rate. It uses the same authentication,
 permission and throttle classes, the same field instances, the same answer functions
-(``api.v1.sessions``) and the same exception handler as the DRF views. Anything else (a bad key,
+(``api.v1.sessions``, ``api.v1.search``) and the same exception handler as the DRF views. Anything else (a bad key,
 bad input, an unusual header) goes on, untouched and before anything is written, to the full
 stack, whose answer is the error contract. The middlewares before this one (request id, metrics,
 the request log, Server-Timing, body size, security headers, CSP) run for both lanes.
@@ -30,7 +31,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from api.exceptions import exception_handler
-from api.v1 import sessions
+from api.v1 import search, sessions
 from api.v1.turns import SessionTurnsApi
 from tenants.principal import ApiPrincipal
 
@@ -84,6 +85,13 @@ ROUTES = [
         sessions.ContextPackApi,
         sessions.ContextPackApi.InputSerializer,
         lambda principal, data, _: sessions.context_pack_answer(principal, data),
+    ),
+    _Route(
+        "memory-search",
+        r"/v1/memory/search",
+        search.MemorySearchApi,
+        search.MemorySearchApi.InputSerializer,
+        lambda principal, data, _: search.memory_search_answer(principal, data),
     ),
 ]
 # What DRF's content negotiation answers with plain JSON: no Accept, or one JSON satisfies.

@@ -16,7 +16,11 @@ def principal_of(request: Request) -> ApiPrincipal:
 
 def agent_of(request: Request, slug: str | None) -> Agent:
     """The agent named in the request, or the key's own agent when the key is scoped to one."""
-    principal = principal_of(request)
+    return agent_for(principal_of(request), slug)
+
+
+def agent_for(principal: ApiPrincipal, slug: str | None) -> Agent:
+    """The agent ``slug`` as this key sees it, or the key's own agent when it is scoped to one."""
     if slug:
         return agent_get_for_tenant(
             tenant_id=principal.tenant_id, slug=slug, agent_scope=principal.agent_id

@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # Differ from one request to the next whichever lane answers.
 VOLATILE_HEADERS = {"X-Request-ID", "Server-Timing", "Content-Length"}
 MISSING = "00000000-0000-4000-8000-000000000000"
-VOLATILE_FIELDS = {"session_id", "session", "id", "user", "recorded_at", "occurred_at"}
+# timings are measured per request; a score carries the recency prior, which moves with the clock
+VOLATILE_FIELDS = {"session_id", "session", "id", "user", "recorded_at", "occurred_at", "timings",
+                   "score"}  # fmt: skip
 
 
 def _normal(value: Any, session: str) -> Any:
@@ -81,6 +83,13 @@ def _scenario(agent: Key, viewer: Key, outsider: Key, user: str, calls: list[str
     post("/v1/context", {"session": opened["session_id"]})
     post("/v1/context", {"session": opened["session_id"], "budget_tokens": 60})
     post("/v1/context", {"session": opened["session_id"]}, by=outsider.client())  # 404
+    search = {"agent": "advisor", "user": user, "query": "what is the budget"}
+    post("/v1/memory/search", search)
+    post("/v1/memory/search", {**search, "k": 3, "session": opened["session_id"]})
+    post("/v1/memory/search", search, by=viewer.client())  # a viewer may search
+    post("/v1/memory/search", {**search, "user": "nobody"})  # 404
+    post("/v1/memory/search", {**search, "k": 0})  # 400
+    post("/v1/memory/search", search, by=outsider.client())  # 404
     return answers
 
 
@@ -95,10 +104,11 @@ def test_the_lane_answers_every_call_as_the_full_stack(
     for a, b in zip(lean, full, strict=True):
         assert a[:4] == b[:4]
     assert [a[1] for a in lean] == [201, 200, 201, 200, 409, 201, 400, 400, 400, 403, 401, 406,
-                                    404, 200, 200, 404]  # fmt: skip
+                                    404, 200, 200, 404, 200, 200, 200, 404, 400, 404]  # fmt: skip
     assert all(a[4] for a in full)
     # The lane served what succeeds and what the services refuse; DRF worded the rest.
-    assert [a[4] for a in lean] == [False] * 6 + [True] * 6 + [False] * 4
+    assert [a[4] for a in lean] == [False] * 6 + [True] * 6 + [False] * 8 + [True, False]
+    assert any("80 lakhs" in hit["text"] for hit in lean[16][3]["results"])
     assert Turn.objects.filter(session__end_user__external_id="lean").count() == 2
 
 
