@@ -85,9 +85,14 @@ def disk(conn: psycopg.Connection[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"tables": {}, "indexes": {}}
     for table in TABLES:
         rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]  # noqa: S608
+        # A partitioned table (the turn log) holds nothing itself: its partitions are summed.
+        # (pg_partition_tree is empty for a table that is not partitioned.)
         total, heap, indexes = conn.execute(
-            "SELECT pg_total_relation_size(%s), pg_table_size(%s), pg_indexes_size(%s)",
-            [table, table, table],
+            "SELECT sum(pg_total_relation_size(r))::bigint, sum(pg_table_size(r))::bigint, "
+            "sum(pg_indexes_size(r))::bigint "
+            "FROM (SELECT relid AS r FROM pg_partition_tree(%s::regclass) "
+            "UNION SELECT %s::regclass) AS parts",
+            [table, table],
         ).fetchone()  # type: ignore[misc]
         out["tables"][table] = {
             "rows": rows, "total_bytes": total, "table_bytes": heap, "index_bytes": indexes,
@@ -95,7 +100,9 @@ def disk(conn: psycopg.Connection[Any]) -> dict[str, Any]:
             "table_bytes_per_row": round(heap / rows, 1) if rows else None,
         }  # fmt: skip
         for name, size in conn.execute(
-            "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index "
+            "SELECT indexrelid::regclass::text, (SELECT sum(pg_relation_size(r))::bigint FROM "
+            "(SELECT relid AS r FROM pg_partition_tree(indexrelid) UNION SELECT indexrelid) AS p) "
+            "FROM pg_index "
             "WHERE indrelid = %s::regclass ORDER BY 2 DESC",
             [table],
         ):

@@ -50,6 +50,9 @@ def test_scale_smoke_run_loads_reads_back_and_measures(tmp_path: Path) -> None:
         assert tables["memory_acu"]["bytes_per_row"] > 1536  # 384 float4 at least
         assert size["redis"]["bytes_per_user_mean"] > 0
         assert "turn_text_search" in size["disk"]["indexes"]
+        # the turn log is partitioned: its bytes are its partitions' (it was 0 before)
+        assert tables["memory_turn"]["table_bytes_per_row"] > 40
+        assert size["disk"]["indexes"]["turn_text_search"] > 0
     assert tables["memory_session"]["rows"] >= size["turns_after"] // TURNS_PER_SESSION
     for units, ways in results["heavy"].items():
         assert ways["units"] == int(units)
