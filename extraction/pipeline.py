@@ -50,6 +50,7 @@ from memory.services import (
 from memory.validation import participants_of
 from schemas.models import Agent
 from schemas.selectors import schema_active
+from webhooks.services import webhook_endpoints_read_once
 
 logger = logging.getLogger(__name__)
 
@@ -299,7 +300,7 @@ def execute(run: ExtractionRun) -> ExtractionRun:
         timings["summary"] = round((time.perf_counter() - started) * 1000, 2)
 
         started = time.perf_counter()
-        with transaction.atomic():
+        with transaction.atomic(), webhook_endpoints_read_once():
             # An erase may have started while we computed: write nothing for an erased user.
             # The share lock, held to commit, makes an erase that starts now wait for our writes
             # and then delete them with the rest.

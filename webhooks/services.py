@@ -8,7 +8,10 @@ import datetime
 import http.client
 import logging
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -168,6 +171,38 @@ def webhook_endpoint_rotate_secret(*, endpoint: WebhookEndpoint, actor: str) -> 
 # --- The outbox -------------------------------------------------------------------------------
 
 
+# Within ``webhook_endpoints_read_once``: each tenant's listening endpoints, read once.
+_read: ContextVar[dict[int, list[tuple[uuid.UUID, list[str]]]] | None] = ContextVar(
+    "webhook_endpoints_read", default=None
+)
+
+
+@contextmanager
+def webhook_endpoints_read_once() -> Iterator[None]:
+    """Inside the block, ``webhook_emit`` reads each tenant's endpoints once, not once per event
+    (an extraction run writes its facts in one transaction: one read instead of one per fact).
+    An endpoint added or disabled meanwhile counts from the next block on."""
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
+
+
+def _endpoints(tenant_id: int) -> list[tuple[uuid.UUID, list[str]]]:
+    memo = _read.get()
+    if memo is not None and tenant_id in memo:
+        return memo[tenant_id]
+    endpoints = list(
+        WebhookEndpoint.objects.filter(tenant_id=tenant_id, active=True).values_list(
+            "id", "event_types"
+        )
+    )
+    if memo is not None:
+        memo[tenant_id] = endpoints
+    return endpoints
+
+
 def webhook_emit(
     *, tenant_id: int, events: list[tuple[str, EventData]], end_user_id: int | None = None
 ) -> list[WebhookEvent]:
@@ -175,13 +210,10 @@ def webhook_emit(
     transaction, and send their deliveries when it commits (nothing is sent for a change that
     rolls back). ``data`` may be a function: it is called only when an endpoint listens.
 
-    One query when no endpoint listens; never another tenant's endpoints.
+    One query when no endpoint listens (none in a ``webhook_endpoints_read_once`` block that
+    read them already); never another tenant's endpoints.
     """
-    endpoints = list(
-        WebhookEndpoint.objects.filter(tenant_id=tenant_id, active=True).values_list(
-            "id", "event_types"
-        )
-    )
+    endpoints = _endpoints(tenant_id)
     if not endpoints:
         return []
     now = timezone.now()

@@ -144,3 +144,21 @@ def test_an_erasure_is_done_and_takes_the_users_events_with_it(
     kind, data = _events()[-1]
     assert kind == "erasure.done"
     assert data["id"] == str(erasure.pk) and data["status"] == "done"
+
+
+def test_every_fact_of_a_run_has_its_event_with_the_endpoints_read_once(
+    listening: WebhookEndpoint, agent_a: Agent
+) -> None:
+    user = _user(agent_a)
+    session = session_open(
+        tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk, external_id="s1"
+    )
+    turn_append(
+        tenant_id=agent_a.tenant_id, session_id=session.id,
+        turns=[TurnIn(role="user", text="I'm Priya. I live in Pune now, budget 80 lakhs.", seq=1)],
+    )  # fmt: skip
+    extraction_rebuild_user(tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk)
+    created = sorted(d["key"] for t, d in _events() if t == "fact.created")
+    assert len(created) >= 2 and "city" in created
+    # one delivery per event for the one listening endpoint: none lost to the shared read
+    assert WebhookDelivery.objects.count() == len(_events())
