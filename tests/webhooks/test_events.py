@@ -11,6 +11,7 @@ from extraction.models import ExtractionRun, RunStatus
 from extraction.services import extraction_rebuild_user, extraction_run_fail
 from memory.models import EndUser, Session
 from memory.services import (
+    SessionOpened,
     TurnIn,
     end_user_get_or_create,
     entity_forget,
@@ -88,18 +89,24 @@ def test_a_disabled_endpoint_gets_nothing(listening: WebhookEndpoint, agent_a: A
     assert _events() == []
 
 
-def test_an_extraction_run_completes(listening: WebhookEndpoint, agent_a: Agent) -> None:
-    user = _user(agent_a)
+def _run_on(agent: Agent, text: str) -> tuple[ExtractionRun, SessionOpened]:
+    """Priya says ``text`` in a session, then a rebuild extracts it: the run and the session."""
+    user = _user(agent)
     session = session_open(
-        tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk, external_id="s1"
+        tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, external_id="s1"
     )
     turn_append(
-        tenant_id=agent_a.tenant_id, session_id=session.id,
-        turns=[TurnIn(role="user", text="I live in Pune now.", seq=1)],
+        tenant_id=agent.tenant_id, session_id=session.id,
+        turns=[TurnIn(role="user", text=text, seq=1)],
     )  # fmt: skip
     [run] = extraction_rebuild_user(
-        tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk
+        tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk
     )
+    return run, session
+
+
+def test_an_extraction_run_completes(listening: WebhookEndpoint, agent_a: Agent) -> None:
+    run, session = _run_on(agent_a, "I live in Pune now.")
     completed = [d for t, d in _events() if t == "run.completed"]
     assert len(completed) == 1
     assert completed[0]["id"] == str(run.public_id)
@@ -149,15 +156,7 @@ def test_an_erasure_is_done_and_takes_the_users_events_with_it(
 def test_every_fact_of_a_run_has_its_event_with_the_endpoints_read_once(
     listening: WebhookEndpoint, agent_a: Agent
 ) -> None:
-    user = _user(agent_a)
-    session = session_open(
-        tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk, external_id="s1"
-    )
-    turn_append(
-        tenant_id=agent_a.tenant_id, session_id=session.id,
-        turns=[TurnIn(role="user", text="I'm Priya. I live in Pune now, budget 80 lakhs.", seq=1)],
-    )  # fmt: skip
-    extraction_rebuild_user(tenant_id=agent_a.tenant_id, agent_id=agent_a.pk, end_user_id=user.pk)
+    _run_on(agent_a, "I'm Priya. I live in Pune now, budget 80 lakhs.")
     created = sorted(d["key"] for t, d in _events() if t == "fact.created")
     assert len(created) >= 2 and "city" in created
     # one delivery per event for the one listening endpoint: none lost to the shared read

@@ -57,7 +57,8 @@ class RulesExtractor:
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
-        reader = _Reader(fields_, vectors, _currency(current, fields, turns))
+        named = _currencies_named(turns)  # the currencies the conversation itself names
+        reader = _Reader(fields_, vectors, _currency(current, fields, named))
         claims: list[Claim] = []
         prompt: Prompt | None = None
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
@@ -91,7 +92,7 @@ class RulesExtractor:
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
             prompt = None
-        _fill_currency(claims, turns, current)
+        _fill_currency(claims, named, current)
         return [_fact(c) for c in claims]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
@@ -232,13 +233,14 @@ def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim
     return out
 
 
-def _fill_currency(
-    claims: list[Claim], turns: list[WindowTurn], current: Mapping[str, str]
-) -> None:
+def _currencies_named(turns: list[WindowTurn]) -> set[str]:
+    return {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+
+
+def _fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, str]) -> None:
     """An amount said before any currency was ("Four hundred and twenty-five thousand", then
     "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one."""
-    said = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
-    said |= {a.currency for v in current.values() for a in money_in(v) if a.currency}
+    said = named | {a.currency for v in current.values() for a in money_in(v) if a.currency}
     if len(said) != 1:
         return
     code = said.pop()
@@ -252,15 +254,14 @@ def _fill_currency(
 
 
 def _currency(
-    current: Mapping[str, str], fields: list[dict[str, Any]], turns: list[WindowTurn]
+    current: Mapping[str, str], fields: list[dict[str, Any]], named: set[str]
 ) -> str | None:
-    """What an amount said without a currency is in, until one is said: the one currency these
-    turns name (anyone's, "₹1,150" after "it cost 1,150"), else the currency of the user's stored
-    money facts, else of the schema's money examples (an operator's teaching, which may have
-    been written for another country than this user's)."""
-    said = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
-    if len(said) == 1:
-        return said.pop()
+    """What an amount said without a currency is in, until one is said: the one currency the
+    turns name (``named``: anyone's, "₹1,150" after "it cost 1,150"), else the currency of the
+    user's stored money facts, else of the schema's money examples (an operator's teaching,
+    which may have been written for another country than this user's)."""
+    if len(named) == 1:
+        return next(iter(named))
     for text in current.values():
         for amount in money_in(text):
             if amount.currency:
