@@ -66,15 +66,29 @@ class PatientClient(Client):
 
 
 def search_user(client: Client, user: str, requests: int, warmup: int) -> dict[str, Any]:
+    """The user's search over HTTP; besides the latencies, each part of the server's time
+    (``timings``: start, legs, fuse…) at p50 / p95, and the parts of the slowest call."""
+    parts: list[dict[str, float]] = []
+
     def call(i: int) -> tuple[int, Any, float, dict[str, float]]:
-        return client.call("POST", "/v1/memory/search",
-                           {"agent": "bench", "user": user, "query": QUERIES[i % len(QUERIES)]})  # fmt: skip
+        answer = client.call("POST", "/v1/memory/search",
+                             {"agent": "bench", "user": user, "query": QUERIES[i % len(QUERIES)]})  # fmt: skip
+        body = answer[1] if isinstance(answer[1], dict) else {}
+        parts.append({**body.get("timings", {}), "_ms": answer[2]})
+        return answer
 
     first = call(0)  # the first in some process: loads the user, or finds them too large
-    result = summary(timed(requests, warmup, call))
+    parts.clear()
+    result: dict[str, Any] = dict(summary(timed(requests, warmup, call)))
     result["first_ms"] = round(first[2], 1)
+    measured = parts[warmup:]
+    names = sorted({k for p in measured for k in p if k != "_ms"})
+    result["timings_ms"] = {n: {"p50": round(percentile([p.get(n, 0.0) for p in measured], 50), 2),
+                                "p95": round(percentile([p.get(n, 0.0) for p in measured], 95), 2)}
+                            for n in names}  # fmt: skip
+    slowest = max(measured, key=lambda p: p["_ms"])
+    result["slowest_timings_ms"] = {k: v for k, v in slowest.items() if k != "_ms"}
     _, body, *_ = call(0)
-    result["timings_ms"] = body["timings"]
     result["results"] = len(body["results"])
     return result
 

@@ -12,8 +12,13 @@ unique index): ``version`` moves with every append, ``stable_version`` with ever
 extraction run writing units, a forgotten fact, a redaction). After appends the new rows (by id)
 are added; after a rebuild the user is reloaded. Units and turns deleted without a rebuild (the
 retention sweep) may still rank here until the next one, but a hit's text is always read from
-PostgreSQL, and a unit no longer there is dropped. A user with more than MAX_USER_ROWS units and
-turns is searched by the SQL legs instead.
+PostgreSQL, and a unit no longer there is dropped.
+
+A user with more than MAX_USER_ROWS units and turns is held as a *window* (ADR 0029, "the
+window in process"): BM25 over their newest WINDOW turns and WINDOW units, no vectors (their
+semantic leg is their own HNSW index in PostgreSQL). Appends add the new turns; a rebuild
+reloads the window (units are written only by rebuilds); a window grown past twice its size is
+reloaded too.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from django.db import connection
 from memory.models import Entity
 from memory.search.bm25 import Bm25
 
-MAX_USER_ROWS = 20_000  # units + turns; a larger user is searched in SQL
+MAX_USER_ROWS = 20_000  # units + turns; a larger user is held as a window
+WINDOW = 20_000  # a heavy user's newest turns, and newest units, held for their keyword legs
 MAX_CACHED_UNITS = 60_000  # per process, all users: ≈ 95 MB of vectors
 
 # One statement for what every search reads first: the hot document's versions (``version``
@@ -64,6 +70,7 @@ def search_start(
 @dataclass
 class UserIndex:
     state: tuple[int, int] = (-1, -1)
+    window: bool = False  # a heavy user's newest rows, without vectors
     max_unit: int = 0
     max_turn: int = 0
     unit_ids: list[int] = field(default_factory=list)
@@ -80,7 +87,7 @@ class UserIndex:
 
     def reset(self) -> None:
         """Empty it (its lock stays: the caller holds it)."""
-        self.state, self.max_unit, self.max_turn = (-1, -1), 0, 0
+        self.state, self.max_unit, self.max_turn = (-1, -1), 0, 0  # ``window`` stays
         self.unit_ids, self.unit_turns, self.vectors, self.dates = [], [], [], []
         self.units, self.turn_keys, self.turns, self.by_turn = Bm25(), [], Bm25(), {}
         self._matrix = self._orphans = None
@@ -101,7 +108,8 @@ class UserIndex:
             position = len(self.unit_ids)
             self.max_unit = max(self.max_unit, int(unit_id))
             self.unit_ids.append(int(unit_id))
-            self.vectors.append(np.fromstring(embedding[1:-1], dtype=np.float32, sep=","))
+            if embedding is not None:  # a window holds none
+                self.vectors.append(np.fromstring(embedding[1:-1], dtype=np.float32, sep=","))
             if session is not None and first is not None:
                 span = (str(session), int(first), int(last if last is not None else first))
                 self.unit_turns.append(span)
@@ -131,7 +139,6 @@ class UserIndex:
 
 _lock = threading.Lock()
 _indexes: OrderedDict[tuple[int, int, int], UserIndex] = OrderedDict()
-_too_large: dict[tuple[int, int, int], None] = {}  # users searched in SQL (never shrink much)
 
 
 def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
@@ -141,6 +148,9 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def _load(index: UserIndex, scope: list[int], after_unit: int, after_turn: int) -> None:
+    if index.window:
+        _window_load(index, scope)
+        return
     index.units_add(_rows(
         "SELECT id, text, session_id, first_seq, last_seq, embedding::text, occurred_at FROM memory_acu "
         "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND embedding IS NOT NULL "
@@ -148,6 +158,22 @@ def _load(index: UserIndex, scope: list[int], after_unit: int, after_turn: int) 
     index.turns_add(_rows(
         "SELECT id, session_id, seq, text FROM memory_turn WHERE tenant_id = %s AND agent_id = %s "
         "AND end_user_id = %s AND id > %s ORDER BY id", [*scope, after_turn]))  # fmt: skip
+
+
+def _window_load(index: UserIndex, scope: list[int]) -> None:
+    """A heavy user's newest WINDOW units (on a fresh load only: units come with rebuilds, and
+    a rebuild reloads) and their turns newer than the index holds (the newest WINDOW on a fresh
+    load), each read newest first along the user's index on its table."""
+    if index.state == (-1, -1):
+        index.units_add(_rows(
+            "SELECT * FROM (SELECT id, text, session_id, first_seq, last_seq, NULL, occurred_at "
+            "FROM memory_acu WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s "
+            "AND embedding IS NOT NULL ORDER BY occurred_at DESC LIMIT %s) u ORDER BY id",
+            [*scope, WINDOW]))  # fmt: skip
+    index.turns_add(_rows(
+        "SELECT * FROM (SELECT id, session_id, seq, text FROM memory_turn WHERE tenant_id = %s "
+        "AND agent_id = %s AND end_user_id = %s AND id > %s ORDER BY id DESC LIMIT %s) t ORDER BY id",
+        [*scope, index.max_turn, WINDOW]))  # fmt: skip
 
 
 def _larger_than(scope: list[int], limit: int) -> bool:
@@ -170,14 +196,12 @@ def _json(value: Any) -> list[Any]:
 
 def user_index(
     *, tenant_id: int, agent_id: int, end_user_id: int, state: tuple[int, int]
-) -> UserIndex | None:
-    """The user's index brought up to ``state`` (``search_start``'s versions), or None when the
-    user is too large to hold (the caller searches in SQL). Read it under its ``lock``."""
+) -> UserIndex:
+    """The user's index brought up to ``state`` (``search_start``'s versions): all their rows,
+    or for a heavy user their newest (``window``). Read it under its ``lock``."""
     scope = [tenant_id, agent_id, end_user_id]
     key = (tenant_id, agent_id, end_user_id)
     with _lock:
-        if key in _too_large:
-            return None
         index = _indexes.get(key)
         if index is None:
             index = _indexes[key] = UserIndex()
@@ -185,28 +209,28 @@ def user_index(
     with index.lock:
         if index.state == state:
             return index
-        if index.state == (-1, -1) and _larger_than(scope, MAX_USER_ROWS):
-            # Counted before loading: loading a heavy user's rows only to drop them cost
-            # each process tens of seconds on that user's first search (bench/scale.py).
-            with _lock:
-                _indexes.pop(key, None)
-                _too_large[key] = None
-            return None
-        if state[1] != index.state[1]:
-            index.reset()  # rebuilt (a run, a forgotten fact): everything may have changed
+        if index.state == (-1, -1) and not index.window and _larger_than(scope, MAX_USER_ROWS):
+            # Counted before loading: loading a heavy user's rows only to find them too many
+            # cost each process tens of seconds on that user's first search (bench/scale.py).
+            index.window = True
+        if state[1] != index.state[1] or (index.window and len(index.turn_keys) > 2 * WINDOW):
+            index.reset()  # rebuilt (a run, a forgotten fact), or a window grown to twice its size
         _load(index, scope, index.max_unit, index.max_turn)  # else only appends: the new rows
+        if not index.window and _rows_held(index) > MAX_USER_ROWS:
+            index.window = True  # grown heavy since: held as a window from now on
+            index.reset()
+            _load(index, scope, 0, 0)
         index.state = state
-        size = len(index.unit_ids) + len(index.turn_keys)
     with _lock:
-        if size > MAX_USER_ROWS:
-            _indexes.pop(key, None)
-            _too_large[key] = None
-            return None
         while (
             sum(len(i.unit_ids) for i in _indexes.values()) > MAX_CACHED_UNITS and len(_indexes) > 1
         ):
             _indexes.popitem(last=False)
     return index
+
+
+def _rows_held(index: UserIndex) -> int:
+    return len(index.unit_ids) + len(index.turn_keys)
 
 
 def index_forget_user(end_user_id: int) -> None:
@@ -218,4 +242,3 @@ def index_forget_user(end_user_id: int) -> None:
 def index_clear() -> None:
     with _lock:
         _indexes.clear()
-        _too_large.clear()

@@ -1,7 +1,8 @@
 """The legs over a user's in-process index (``index``): semantic, turn keyword (BM25 over the
 raw turns, credited to their units), keyword (BM25 over the units' own words, for units whose
 turns are gone) and date (the units said on the day the query names, by similarity); then one
-read of the chosen units' rows. Same hits and candidate counts as the SQL legs (``legs``)."""
+read of the chosen units' rows. Same hits and candidate counts as the SQL legs (``legs``). A
+heavy user's window has no vectors: only its keyword legs run here (``keyword_legs``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.db import connection
 from memory.search.dates import date_test
 from memory.search.hits import Hit, turn_refs
 from memory.search.index import UserIndex
-from memory.search.legs import CANDIDATES, TURN_CANDIDATES
+from memory.search.legs import CANDIDATES, TURN_CANDIDATES, turn_hit
 
 DATE_LEG = True  # False: no date leg (how ADR 0010 measured it)
 DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
@@ -39,24 +40,11 @@ def index_legs(
     """leg → [(unit position, leg score)], best first; and every unit's cosine. ``words``:
     the keyword query (None: no keyword legs); ``session``: keep to that session's units."""
     similarity = index.matrix @ vector if index.unit_ids else np.zeros(0, np.float32)
-    allowed = None
-    if session is not None:
-        # dtype: with no unit the list is empty, and an empty array is float (``&`` refuses it).
-        allowed = np.array(
-            [span is not None and span[0] == session for span in index.unit_turns], dtype=bool
-        )
+    allowed = _allowed(index, session)
     masked = similarity if allowed is None else np.where(allowed, similarity, -np.inf)
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip
-    if words:
-        legs["turn_keyword"] = _turn_keyword(index, words, session)
-        # The units' own words count only for units whose turns are gone: made from the turns,
-        # they say the same words, and counted twice they outweighed the meaning (ADR 0010:
-        # R@8 0.667 -> 0.692 without them).
-        scores = np.where(index.orphans() if allowed is None else index.orphans() & allowed,
-                          index.units.scores(words), 0.0)  # fmt: skip
-        if scores.any():
-            legs["keyword"] = [(i, float(scores[i])) for i in _top(scores, CANDIDATES, True)]
+    legs.update(keyword_legs(index, words=words, session=session, allowed=allowed))
     if DATE_LEG and query is not None and (test := date_test(query)) is not None:
         said = np.array([test(day) for day in index.dates], dtype=bool)
         if allowed is not None:
@@ -67,6 +55,35 @@ def index_legs(
                 (i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]
             ]
     return legs, similarity
+
+
+def _allowed(index: UserIndex, session: str | None) -> np.ndarray | None:
+    """Per unit: made in ``session`` (None: no session filter)."""
+    if session is None:
+        return None
+    # dtype: with no unit the list is empty, and an empty array is float (``&`` refuses it).
+    return np.array(
+        [span is not None and span[0] == session for span in index.unit_turns], dtype=bool
+    )
+
+
+def keyword_legs(
+    index: UserIndex, *, words: str | None, session: str | None, allowed: np.ndarray | None = None
+) -> dict[str, list[tuple[int, float]]]:
+    """The turn keyword and keyword legs (no vector needed: a heavy user's window has none)."""
+    if not words:
+        return {}
+    if allowed is None and session is not None:
+        allowed = _allowed(index, session)
+    legs = {"turn_keyword": _turn_keyword(index, words, session)}
+    # The units' own words count only for units whose turns are gone: made from the turns,
+    # they say the same words, and counted twice they outweighed the meaning (ADR 0010:
+    # R@8 0.667 -> 0.692 without them).
+    scores = np.where(index.orphans() if allowed is None else index.orphans() & allowed,
+                      index.units.scores(words), 0.0)  # fmt: skip
+    if scores.any():
+        legs["keyword"] = [(i, float(scores[i])) for i in _top(scores, CANDIDATES, True)]
+    return legs
 
 
 def _turn_keyword(index: UserIndex, words: str, session: str | None) -> list[tuple[int, float]]:
@@ -86,20 +103,24 @@ def _turn_keyword(index: UserIndex, words: str, session: str | None) -> list[tup
 def index_hits(
     index: UserIndex,
     legs: dict[str, list[tuple[int, float]]],
-    similarity: np.ndarray,
+    similarity: np.ndarray | None,
     *,
     scope: list[int],
+    vector: str | None = None,
 ) -> dict[str, list[Hit]]:
-    """The legs as hits: one read of the rows of every unit any leg chose."""
+    """The legs as hits: one read of the rows of every unit any leg chose. Each hit's cosine
+    from ``similarity`` (per unit position), or, for a window without vectors, computed in
+    that read against ``vector``."""
     positions = sorted({p for ranked in legs.values() for p, _ in ranked})
     if not positions:
         return {leg: [] for leg in legs}
+    cosine = "1 - (embedding <=> %s::vector)" if similarity is None else "NULL"
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT id, text, session_id, first_seq, last_seq, occurred_at FROM memory_acu "
+            f"SELECT id, text, session_id, first_seq, last_seq, occurred_at, {cosine} FROM memory_acu "  # noqa: S608 (constants)
             "WHERE tenant_id = %s AND agent_id = %s AND end_user_id = %s AND id = ANY(%s)",
-            [*scope, [index.unit_ids[p] for p in positions]],
-        )
+            [*([vector] if similarity is None else []), *scope, [index.unit_ids[p] for p in positions]],
+        )  # fmt: skip
         rows: dict[int, tuple[Any, ...]] = {int(r[0]): r for r in cursor.fetchall()}
     out: dict[str, list[Hit]] = {}
     for leg, ranked in legs.items():
@@ -108,10 +129,42 @@ def index_hits(
             row = rows.get(index.unit_ids[position])
             if row is None:
                 continue  # deleted since the index was read
+            cos = float(similarity[position]) if similarity is not None else float(row[6] or 0.0)
             hit = Hit(f"acu:{row[0]}", "acu", row[1], row[5], str(row[2]) if row[2] else None,
-                      turn_refs(row[2], row[3], row[4]), similarity=float(similarity[position]))  # fmt: skip
+                      turn_refs(row[2], row[3], row[4]), similarity=cos)  # fmt: skip
             if leg != "semantic":
                 hit.legs[leg] = {"score": round(score, 4)}
             hits.append(hit)
         out[leg] = hits
     return out
+
+
+def window_fallback(
+    index: UserIndex,
+    *,
+    query: str,
+    session: str | None,
+    limit: int,
+    exclude: set[str],
+    scope: list[int],
+) -> list[Hit]:
+    """The turn-log fallback for a heavy user: BM25 over their window's turns (the SQL one read
+    tens of thousands of matching rows of theirs: 67 ms at p95 for 10^5 units, ADR 0029), then
+    one read of the best ``limit`` turns' rows by (session, seq)."""
+    scores = index.turns.scores(query)
+    if session is not None:
+        scores = np.where([k[0] == session for k in index.turn_keys], scores, 0.0)
+    chosen = [(index.turn_keys[t], float(scores[t])) for t in _top(scores, limit * 3, True)]
+    chosen = [(key, score) for key, score in chosen if f"{key[0]}:{key[1]}" not in exclude][:limit]
+    if not chosen:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.id, t.text, t.session_id, t.seq, t.occurred_at, t.role FROM memory_turn t "
+            "JOIN unnest(%s::uuid[], %s::bigint[]) AS k(session_id, seq) "
+            "ON t.session_id = k.session_id AND t.seq = k.seq "
+            "WHERE t.tenant_id = %s AND t.agent_id = %s AND t.end_user_id = %s",
+            [[key[0] for key, _ in chosen], [key[1] for key, _ in chosen], *scope],
+        )
+        rows = {(str(r[2]), int(r[3])): r for r in cursor.fetchall()}
+    return [turn_hit(rows[key], score) for key, score in chosen if key in rows]

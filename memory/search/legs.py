@@ -214,22 +214,16 @@ def fallback_leg(
         [agent.search_language, query, *_scope(agent, user), *_scope(agent, user), session,
          session, limit * 3],
     )  # fmt: skip
-    hits = []
-    for r in rows:
-        refs = [{"session": str(r[2]), "seq": r[3]}]
-        if f"{r[2]}:{r[3]}" in exclude:
-            continue
-        hit = Hit(
-            f"turn:{r[0]}",
-            "turn",
-            f"On {r[4].date().isoformat()}, {r[5]} said: {r[1]}",
-            r[4],
-            str(r[2]),
-            refs,
-        )
-        hit.legs["fallback"] = {"score": round(float(r[6]), 4)}
-        hits.append(hit)
+    hits = [turn_hit(r, float(r[6])) for r in rows if f"{r[2]}:{r[3]}" not in exclude]
     return hits[:limit]
+
+
+def turn_hit(row: tuple[Any, ...], score: float) -> Hit:
+    """A raw turn as a fallback hit; ``row``: (id, text, session, seq, occurred_at, role)."""
+    hit = Hit(f"turn:{row[0]}", "turn", f"On {row[4].date().isoformat()}, {row[5]} said: {row[1]}",
+              row[4], str(row[2]), [{"session": str(row[2]), "seq": row[3]}])  # fmt: skip
+    hit.legs["fallback"] = {"score": round(score, 4)}
+    return hit
 
 
 def superseded_history(

@@ -16,8 +16,8 @@ from memory.models import EndUser, Entity, Session
 from memory.search import fusion
 from memory.search.cache import participants, query_cache
 from memory.search.hits import Hit, SearchResult, turn_ref_keys
-from memory.search.index import search_start, user_index
-from memory.search.index_legs import index_hits, index_legs
+from memory.search.index import UserIndex, search_start, user_index
+from memory.search.index_legs import index_hits, index_legs, keyword_legs, window_fallback
 from memory.search.legs import (
     facts_leg,
     fallback_leg,
@@ -62,7 +62,9 @@ def memory_search(
     with _timed(timings, "embed_ms"):
         vector = query_cache.get(query)
     with _timed(timings, "legs_ms"):
-        legs = _legs_run(agent, end_user, query, vector, session, current_facts, state, timings)
+        legs, window = _legs_run(
+            agent, end_user, query, vector, session, current_facts, state, timings
+        )
     with _timed(timings, "fuse_ms"):
         ranked = _fuse(agent, end_user, query, legs, k)
     with _timed(timings, "stale_ms"):
@@ -76,7 +78,7 @@ def memory_search(
     )
     if fallback:
         with _timed(timings, "fallback_ms"):
-            ranked = _fallback_add(agent, end_user, query, session, ranked, k)
+            ranked = _fallback_add(agent, end_user, query, session, ranked, k, window)
     return SearchResult(ranked, fusion.overall_confidence(ranked), fallback, timings)
 
 
@@ -96,9 +98,10 @@ def _legs_run(
     current_facts: list[Entity],
     state: tuple[int, int],
     timings: dict[str, float],
-) -> dict[str, list[Hit]]:
+) -> tuple[dict[str, list[Hit]], UserIndex | None]:
     """Each leg's hits, best first; each leg's time goes into ``timings`` (ADR 0010's
-    profile). Over the user's in-process index when it can hold them (english), else in SQL."""
+    profile). Over the user's in-process index when it can hold them (english), else in SQL;
+    and a heavy user's window index (for the fallback), if that is what they have."""
     words = keyword_query(query, participants(agent, user)) if agent.hybrid_search else ""
     index = None
     if IN_PROCESS and agent.search_language == "english":
@@ -106,19 +109,27 @@ def _legs_run(
             index = user_index(
                 tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
             )
-    if index is not None:
+    scope = [agent.tenant_id, agent.pk, user.pk]
+    if index is not None and not index.window:
         with _timed(timings, "rank_ms"), index.lock:
             ranked, similarity = index_legs(
                 index, vector=vector, words=words or None, session=session, query=query
             )
         with _timed(timings, "rows_ms"):
-            legs = index_hits(index, ranked, similarity, scope=[agent.tenant_id, agent.pk, user.pk])
+            legs = index_hits(index, ranked, similarity, scope=scope)
+    elif index is not None:
+        # A heavy user (ADR 0029): meaning over all their units by their own HNSW index, words
+        # over the newest of their turns and units in process.
+        literal = vector_literal(vector)
+        legs = _sql_legs(agent, user, literal, "", session, timings, heavy=True)
+        with _timed(timings, "rank_ms"), index.lock:
+            ranked = keyword_legs(index, words=words or None, session=session)
+        with _timed(timings, "rows_ms"):
+            legs.update(index_hits(index, ranked, None, scope=scope, vector=literal))
     else:
-        # Held in process unless too large: such a user's vectors get an index of their own.
-        heavy = IN_PROCESS and agent.search_language == "english"
-        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings, heavy)
+        legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings)
     legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
-    return legs
+    return legs, index if index is not None and index.window else None
 
 
 def _sql_legs(
@@ -171,14 +182,21 @@ def _stale_mark(agent: Agent, user: EndUser, ranked: list[Hit], current: list[En
 
 
 def _fallback_add(
-    agent: Agent, user: EndUser, query: str, session: str | None, ranked: list[Hit], k: int
+    agent: Agent,
+    user: EndUser,
+    query: str,
+    session: str | None,
+    ranked: list[Hit],
+    k: int,
+    window: UserIndex | None = None,
 ) -> list[Hit]:
-    extra = fallback_leg(
-        agent=agent,
-        user=user,
-        query=query,
-        session=session,
-        limit=fusion.fallback_room(ranked, k),
-        exclude=fusion.covered_turns(ranked),
-    )
+    """``window``: a heavy user's index, whose turns the fallback searches in process."""
+    room, covered = fusion.fallback_room(ranked, k), fusion.covered_turns(ranked)
+    if window is not None:
+        with window.lock:
+            extra = window_fallback(window, query=query, session=session, limit=room,
+                                    exclude=covered, scope=[agent.tenant_id, agent.pk, user.pk])  # fmt: skip
+    else:
+        extra = fallback_leg(agent=agent, user=user, query=query, session=session, limit=room,
+                             exclude=covered)  # fmt: skip
     return fusion.fallback_append(ranked, extra, k)

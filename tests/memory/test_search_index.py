@@ -73,11 +73,9 @@ def _said(agent: Agent, user: EndUser, lines: list[tuple[str, datetime.datetime]
 def _index(agent: Agent, user: EndUser) -> UserIndex:
     state, _ = search_start(tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk,
                             now=datetime.datetime.now(UTC))  # fmt: skip
-    index = user_index(
+    return user_index(
         tenant_id=agent.tenant_id, agent_id=agent.pk, end_user_id=user.pk, state=state
     )
-    assert index is not None
-    return index
 
 
 def test_the_index_takes_appends_and_reloads_after_a_rebuild(
@@ -128,18 +126,56 @@ def test_an_erased_user_leaves_no_index_behind(advisor: Agent, priya: EndUser) -
     assert not any(key[2] == priya.pk for key in _indexes)
 
 
-def test_a_user_too_large_for_the_index_is_searched_in_sql(
+def test_a_heavy_user_is_held_as_a_window_of_their_newest_rows(
+    advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over MAX_USER_ROWS: meaning by SQL over all their units, words by BM25 over their newest
+    WINDOW turns and units (no vectors held); appends join the window, a rebuild reloads it."""
+    import memory.search.index as index_module
+
+    monkeypatch.setattr(index_module, "MAX_USER_ROWS", 1)
+    monkeypatch.setattr(index_module, "WINDOW", 2)
+    session = _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY),
+                                     ("The Baner flat has a west view.", JULY),
+                                     ("The Wakad flat has a gym downstairs.", JULY)])  # fmt: skip
+    index = _index(advisor, priya)
+    assert index.window and len(index.vectors) == 0
+    assert (len(index.unit_ids), len(index.turn_keys)) == (2, 2)  # the newest two of each
+    result = memory_search(agent=advisor, end_user=priya, query="Baner flat view", k=2)
+    assert "Baner" in result.hits[0].text and "turn_keyword" in result.hits[0].legs
+    assert result.hits[0].similarity is not None and result.hits[0].similarity > 0.2
+    assert {"semantic_ms", "rank_ms", "rows_ms"} <= set(result.timings)
+    oscar = memory_search(agent=advisor, end_user=priya, query="Oscar the puppy", k=3)
+    assert "Oscar" in oscar.hits[0].text  # older than the window: found by meaning
+    assert "turn_keyword" not in oscar.hits[0].legs and "keyword" not in oscar.hits[0].legs
+    turn_append(tenant_id=advisor.tenant_id, session_id=session.pk,
+                turns=[TurnIn(role="user", text="Oscar chewed my shoes.")])  # fmt: skip
+    assert _index(advisor, priya) is index and len(index.turn_keys) == 3  # appended
+    import memory.search.pipeline as pipeline_module
+
+    def sql_fallback(**_: object) -> None:
+        raise AssertionError("a heavy user's fallback reads their window, not the turn log")
+
+    monkeypatch.setattr(pipeline_module, "fallback_leg", sql_fallback)
+    chewed = memory_search(agent=advisor, end_user=priya, query="who chewed my shoes", k=3)
+    turns = [h for h in chewed.hits if h.source == "turn"]  # no unit says it yet: the fallback
+    assert chewed.fallback and turns and turns[0].text.endswith("said: Oscar chewed my shoes.")
+    hot_document_rebuild(agent=advisor, end_user=priya)
+    assert len(_index(advisor, priya).turn_keys) == 2  # reloaded: the newest two again
+
+
+def test_a_user_who_grows_heavy_is_held_as_a_window_from_then_on(
     advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import memory.search.index as index_module
 
-    monkeypatch.setattr(index_module, "MAX_USER_ROWS", 1)
-    monkeypatch.setattr(index_module, "_too_large", {})
-    _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY),
-                           ("The Baner flat has a west view.", JULY)])  # fmt: skip
-    result = memory_search(agent=advisor, end_user=priya, query="Oscar the puppy", k=2)
-    assert "Oscar" in result.hits[0].text
-    assert "semantic_ms" in result.timings and "rank_ms" not in result.timings  # the SQL legs
+    session = _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY)])
+    index = _index(advisor, priya)
+    assert not index.window and len(index.vectors) == 1
+    monkeypatch.setattr(index_module, "MAX_USER_ROWS", 2)
+    turn_append(tenant_id=advisor.tenant_id, session_id=session.pk,
+                turns=[TurnIn(role="user", text="Oscar chewed my shoes.")])  # fmt: skip
+    assert _index(advisor, priya).window and len(index.vectors) == 0
 
 
 def test_a_session_search_of_a_user_with_turns_but_no_units_answers(

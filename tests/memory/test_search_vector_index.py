@@ -30,7 +30,6 @@ def test_a_heavy_users_search_builds_their_index_and_the_leg_uses_it(
     import memory.search.index as index_module
 
     monkeypatch.setattr(index_module, "MAX_USER_ROWS", 1)  # priya counts as heavy
-    monkeypatch.setattr(index_module, "_too_large", {})
     monkeypatch.setattr(vector_index, "_requested", set())
     vector_index.vector_index_forget()
     _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY),
