@@ -12,7 +12,10 @@ from rest_framework.views import APIView
 
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 from api.v1.common import agent_for, principal_of
+from memory.models import EndUser
+from memory.selectors.sessions import agent_user_get
 from memory.services.context import memory_search_for_user
+from schemas.models import Agent
 from tenants.principal import ApiPrincipal
 
 
@@ -73,8 +76,10 @@ def memory_search_answer(
     principal: ApiPrincipal, data: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
     """The search's answer to validated input: the view's, and the call path's lean lane's."""
+    agent, end_user = _agent_and_user(principal, data.get("agent"), data["user"])
     result = memory_search_for_user(
-        agent=agent_for(principal, data.get("agent")),
+        agent=agent,
+        end_user=end_user,
         user_external_id=data["user"],
         query=data["query"],
         k=data["k"],
@@ -87,3 +92,14 @@ def memory_search_answer(
         "timings": result.timings,
     }
     return body, 200
+
+
+def _agent_and_user(
+    principal: ApiPrincipal, slug: str | None, user: str
+) -> tuple[Agent, EndUser | None]:
+    """The agent as ``agent_for`` finds it and, by name, the user with it: one statement."""
+    if not slug:
+        return agent_for(principal, slug), None
+    agent, end_user, _ = agent_user_get(tenant_id=principal.tenant_id, agent_slug=slug,
+                                        agent_scope=principal.agent_id, user_external_id=user)  # fmt: skip
+    return agent, end_user

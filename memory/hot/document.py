@@ -135,6 +135,14 @@ def hot_document_load(
     document = HotDocument.objects.filter(
         tenant_id=agent.tenant_id, agent=agent, end_user=end_user
     ).first()
+    return hot_document_from_row(agent=agent, end_user=end_user, document=document)
+
+
+def hot_document_from_row(
+    *, agent: Agent, end_user: EndUser, document: HotDocument | None
+) -> dict[str, Any]:
+    """The hot document from its PostgreSQL row, already read (None: never built), re-cached;
+    rebuilt first when it has never been built or a fact in it has run out."""
     if document is None or (
         document.expires_next_at is not None and document.expires_next_at <= timezone.now()
     ):

@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.models import Field, Model
 
 from core.errors import NotFound
-from memory.models import EndUser, Session
+from memory.models import EndUser, HotDocument, Session
 from schemas.models import Agent
 
 
@@ -38,6 +38,7 @@ def _instance(model: type[Model], fields: list[Field[Any, Any]], values: Sequenc
 _SESSION, _SESSION_SQL = _columns(Session, "s")
 _AGENT, _AGENT_SQL = _columns(Agent, "a")
 _USER, _USER_SQL = _columns(EndUser, "u")
+_HOT, _HOT_SQL = _columns(HotDocument, "h")
 # Hand-written: the call path's one statement, without the ORM's compile cost (≈2 ms a call).
 _SESSION_LOOKUP = (
     f"SELECT {_SESSION_SQL}, {_AGENT_SQL}, {_USER_SQL}, h.version, h.stable_version "  # noqa: S608 (column names)
@@ -88,3 +89,44 @@ def end_user_get_for_tenant(*, tenant_id: int, external_id: str) -> EndUser:
     if user is None:
         raise NotFound(f"No user {external_id!r}.", code="user_not_found")
     return user
+
+
+# An agent by slug and a user by external id, and optionally the user's hot document: what a
+# session start on a Redis miss and a search read first, in one statement instead of three.
+_AGENT_USER = (
+    "SELECT {columns} FROM schemas_agent a "
+    "LEFT JOIN memory_enduser u ON u.tenant_id = a.tenant_id AND u.external_id = %s {join}"
+    "WHERE a.tenant_id = %s AND a.slug = %s AND (%s::bigint IS NULL OR a.id = %s::bigint)"
+)
+_AGENT_USER_SQL = _AGENT_USER.format(columns=f"{_AGENT_SQL}, {_USER_SQL}", join="")
+_AGENT_USER_HOT_SQL = _AGENT_USER.format(
+    columns=f"{_AGENT_SQL}, {_USER_SQL}, {_HOT_SQL}",
+    join="LEFT JOIN memory_hotdocument h ON h.tenant_id = a.tenant_id AND h.agent_id = a.id "
+    "AND h.end_user_id = u.id ",
+)
+
+
+def agent_user_get(
+    *,
+    tenant_id: int,
+    agent_slug: str,
+    agent_scope: int | None,
+    user_external_id: str,
+    with_document: bool = False,
+) -> tuple[Agent, EndUser | None, HotDocument | None]:
+    """The agent ``agent_slug`` as ``agent_scope`` sees it (NotFound ``agent_not_found``
+    otherwise), the user known by ``user_external_id`` (None: never seen) and, with
+    ``with_document``, their hot document's row (None: never built): one statement."""
+    sql = _AGENT_USER_HOT_SQL if with_document else _AGENT_USER_SQL
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user_external_id, tenant_id, agent_slug, agent_scope, agent_scope])
+        row = cursor.fetchone()
+    if row is None:
+        raise NotFound(f"No agent {agent_slug!r}.", code="agent_not_found")
+    a, b = len(_AGENT), len(_AGENT) + len(_USER)
+    agent: Agent = _instance(Agent, _AGENT, row[:a])
+    user = _instance(EndUser, _USER, row[a:b]) if row[a] is not None else None
+    document = None
+    if with_document and row[b] is not None:
+        document = _instance(HotDocument, _HOT, row[b : b + len(_HOT)])
+    return agent, user, document

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memory.hot.document import hot_document_load
+from memory.models import EndUser
 from memory.rendering import Packed
 from memory.search import Hit, SearchResult, memory_search
 from memory.selectors.hot import context_pack
@@ -69,11 +70,14 @@ def memory_search_for_user(
     query: str,
     k: int,
     session_id: object | None = None,
+    end_user: EndUser | None = None,
 ) -> SearchResult:
     """Search one user's memory for one agent; with ``session_id`` (a session of this user's)
     the search keeps to what was said in it, and references in the query ("the other one",
-    "same as last time") are resolved against it first."""
-    end_user = end_user_get_for_tenant(tenant_id=agent.tenant_id, external_id=user_external_id)
+    "same as last time") are resolved against it first. ``end_user``: the user, when the
+    caller has read them already (``agent_user_get``)."""
+    if end_user is None:
+        end_user = end_user_get_for_tenant(tenant_id=agent.tenant_id, external_id=user_external_id)
     session = None
     if session_id is not None:
         session = session_get_for_user(

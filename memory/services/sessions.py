@@ -13,12 +13,12 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from core.errors import Conflict
-from memory.hot.document import hot_document_load
+from memory.hot.document import hot_document_from_row
 from memory.models import EndUser
 from memory.rendering import context_block_render, recent_messages
 from memory.selectors.hot import hot_document_cached, hot_document_current
+from memory.selectors.sessions import agent_user_get
 from memory.validation import external_id_validate, metadata_validate
-from schemas.selectors import agent_get_for_tenant
 
 
 def db_json(value: Any) -> Any:
@@ -117,15 +117,21 @@ def session_start(
 
     The document comes from Redis when there is a copy this key may see; else from PostgreSQL,
     the user created on first sight. Either is then checked against PostgreSQL's versions, read
-    by the open: a Redis copy left behind by a failed write (read here, or by the load, Redis
-    having come back in between) is read past and PostgreSQL's re-cached (ADR 0020).
+    by the open: a Redis copy left behind by a failed write is read past and PostgreSQL's
+    re-cached (ADR 0020). On a miss the agent, the user and their document's row are one
+    statement (``agent_user_get``).
     """
     metadata_validate(metadata)  # before anything is created: bad input changes nothing
+    external_id_validate(user_external_id, "user")
 
-    def load(current: tuple[int | None, int | None] | None = None) -> dict[str, Any]:
-        agent = agent_get_for_tenant(tenant_id=tenant_id, slug=agent_slug, agent_scope=agent_scope)
-        end_user = end_user_get_or_create(tenant_id=tenant_id, external_id=user_external_id)
-        return hot_document_load(agent=agent, end_user=end_user, current=current)
+    def load() -> dict[str, Any]:
+        agent, end_user, row = agent_user_get(
+            tenant_id=tenant_id, agent_slug=agent_slug, agent_scope=agent_scope,
+            user_external_id=user_external_id, with_document=True,
+        )  # fmt: skip
+        if end_user is None:  # first sight
+            end_user = end_user_get_or_create(tenant_id=tenant_id, external_id=user_external_id)
+        return hot_document_from_row(agent=agent, end_user=end_user, document=row)
 
     document = hot_document_cached(
         tenant_id=tenant_id, agent_slug=agent_slug, user_external_id=user_external_id
@@ -142,7 +148,7 @@ def session_start(
     if not hot_document_current(
         document, version=opened.hot_version, stable_version=opened.hot_stable_version
     ):
-        document = load(current=(opened.hot_version, opened.hot_stable_version))
+        document = load()  # read after the open: at least as new as its versions
     body = {
         "session_id": str(opened.id),
         "created": opened.created,

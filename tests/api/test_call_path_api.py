@@ -109,6 +109,43 @@ def test_warm_session_start_is_one_query(
         assert _open(client).status_code == 201
 
 
+def test_cold_session_start_reads_agent_user_and_document_in_one_statement(
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
+    """A Redis miss (the copy gone, as after an eviction): the agent, the user and their hot
+    document's row in one statement, then the open; the document is cached again."""
+    from memory.hot.cache import hot_cache_evict, hot_cache_key
+
+    client = agent_key.client()
+    first = _open(client).json()
+    tenant_id = HotDocument.objects.get().tenant_id
+    hot_cache_evict(
+        [hot_cache_key(tenant_id=tenant_id, agent_slug="property", user_external_id="priya")]
+    )
+    with django_assert_num_queries(2):
+        again = _open(client)
+    assert again.status_code == 201 and again.json()["system_block"] == first["system_block"]
+    with django_assert_num_queries(1):  # cached again by the miss
+        assert _open(client).status_code == 201
+
+
+def test_search_reads_agent_and_user_in_one_statement(
+    agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
+) -> None:
+    client = agent_key.client()
+    _open(client)
+    body = {"agent": "property", "user": "priya", "query": "budget"}
+    client.post("/v1/memory/search", body, format="json")  # loads the user's search index
+    # agent and user; the hot document's versions and the facts; the turn-log fallback (no
+    # memory unit yet, so nothing else was found)
+    with django_assert_num_queries(3):
+        assert client.post("/v1/memory/search", body, format="json").status_code == 200
+    unknown = client.post("/v1/memory/search", {**body, "user": "nobody"}, format="json")
+    assert unknown.status_code == 404 and unknown.json()["code"] == "user_not_found"
+    other = client.post("/v1/memory/search", {**body, "agent": "nope"}, format="json")
+    assert other.status_code == 404 and other.json()["code"] == "agent_not_found"
+
+
 def test_turn_append_queries_are_pinned(
     agent_key: Key, django_assert_num_queries: Any, sticky_tenant_scope: None
 ) -> None:
