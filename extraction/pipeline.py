@@ -225,8 +225,8 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
     kept: list[dict[str, Any]] = []
     kept_pairs: list[tuple[str, np.ndarray]] = []
     threshold = agent.dedup_threshold
-    for unit, vector in zip(unique, vectors, strict=True):
-        stored = acu_nearest(agent=agent, end_user=end_user, vector=vector, k=3)
+    nearest = acu_nearest(agent=agent, end_user=end_user, vectors=list(vectors), k=3)
+    for unit, vector, stored in zip(unique, vectors, nearest, strict=True):
         stored_dupe = any(
             similarity >= threshold and is_duplicate(unit.text, vector, [(text, vector)], -1.0)
             for text, similarity in stored

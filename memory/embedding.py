@@ -15,12 +15,13 @@ import hashlib
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model's max_seq_length
+SORTED_BATCH = 16  # texts per inference, grouped by length (ADR 0008, "sorted batches")
 TOKENIZER_PATH = Path(__file__).parent / "embedding_data" / "all-MiniLM-L6-v2.tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -67,18 +68,26 @@ class MiniLMEmbedder:
         )
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Texts in groups of similar length (SORTED_BATCH, shortest first), each padded only
+        to its own longest, so one long text does not make a whole batch pay for its length."""
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         encodings = self.tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(order), SORTED_BATCH):
+            group = order[start : start + SORTED_BATCH]
+            out[group] = self._run([encodings[i] for i in group], single=len(texts) == 1)
+        return out
+
+    def _run(self, encodings: list[Any], *, single: bool) -> np.ndarray:
         length = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), length), dtype=np.int64)
-        mask = np.zeros((len(texts), length), dtype=np.int64)
+        ids = np.zeros((len(encodings), length), dtype=np.int64)
+        mask = np.zeros((len(encodings), length), dtype=np.int64)
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
-        session, lock = (
-            (self.single, self._single_lock) if len(texts) == 1 else (self.session, self._lock)
-        )
+        session, lock = (self.single, self._single_lock) if single else (self.session, self._lock)
         with lock:  # one inference at a time per session; onnxruntime uses the threads
             (hidden,) = session.run(  # type: ignore[attr-defined]
                 ["last_hidden_state"],

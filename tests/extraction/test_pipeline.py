@@ -125,6 +125,31 @@ def test_budget_scenario_through_the_pipeline(
     assert "On 3 March 2026, Priya's budget is 50 lakhs, looking for a flat in Pune." in units
 
 
+def test_a_unit_said_again_in_a_later_run_is_dropped_against_the_stored_ones(
+    advisor: Agent, priya: EndUser
+) -> None:
+    """The dedup reads each new unit's nearest stored units (one statement for the run)."""
+    line = ("user", "We adopted a golden retriever puppy named Oscar last weekend.")
+    _say(advisor, priya, SESSION_3, line, ("assistant", "Lovely!"))
+    first = extraction_run_execute(run_id=_run(advisor, priya).pk)
+    assert first is not None and first.status == RunStatus.SUCCEEDED
+    before = ACU.objects.filter(end_user=priya).count()
+    _say(
+        advisor,
+        priya,
+        SESSION_3 + datetime.timedelta(hours=2),
+        line,
+        ("user", "The Baner flat has a gym."),
+    )
+    second = extraction_run_execute(run_id=_run(advisor, priya).pk)
+    assert second is not None and second.status == RunStatus.SUCCEEDED
+    assert second.counts["duplicates_dropped"] >= 1
+    oscar = [
+        t for t in ACU.objects.filter(end_user=priya).values_list("text", flat=True) if "Oscar" in t
+    ]
+    assert len(oscar) == 1 and ACU.objects.filter(end_user=priya).count() > before  # the gym is new
+
+
 def test_a_crash_before_commit_writes_nothing_and_the_retry_writes_one_set(
     advisor: Agent, priya: EndUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import numpy as np
 import pytest
@@ -192,3 +193,21 @@ def test_a_session_search_of_a_user_with_turns_but_no_units_answers(
                            session=str(opened.id))  # fmt: skip
     assert [hit.source for hit in result.hits] == ["turn"]
     assert result.hits[0].text.endswith("said: Our budget is 80 lakhs.")
+
+
+def test_nearest_stored_units_for_many_vectors_in_one_statement(
+    advisor: Agent, priya: EndUser, django_assert_num_queries: Any
+) -> None:
+    """The run's dedup asks for each new unit's nearest stored ones: one statement for all,
+    each vector's answer its own, closest first."""
+    from memory.services import acu_nearest
+
+    _said(advisor, priya, [("We adopted a puppy named Oscar.", MAY),
+                           ("The Baner flat has a west view.", JULY)])  # fmt: skip
+    queries = embed(["Our puppy is called Oscar.", "A flat in Baner facing west.", "Tax forms"])
+    with django_assert_num_queries(1):
+        nearest = acu_nearest(agent=advisor, end_user=priya, vectors=list(queries), k=2)
+    assert [len(n) for n in nearest] == [2, 2, 2]
+    assert "Oscar" in nearest[0][0][0] and "Baner" in nearest[1][0][0]
+    assert nearest[0][0][1] > nearest[0][1][1] and nearest[0][0][1] > 0.5
+    assert acu_nearest(agent=advisor, end_user=priya, vectors=[], k=2) == []
