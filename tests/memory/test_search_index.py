@@ -42,6 +42,16 @@ def test_bm25_weighs_a_rare_word_over_a_common_one() -> None:
     assert bm25.scores("volcano").sum() == 0
 
 
+def test_bm25_grows_after_it_has_scored() -> None:
+    """Postings are C arrays: scoring must not leave a view on them that stops them growing."""
+    bm25 = Bm25()
+    bm25.add("the pottery class")
+    first = bm25.scores("pottery")
+    bm25.add("pottery again, pottery always")
+    scores = bm25.scores("pottery")
+    assert len(first) == 1 and len(scores) == 2 and scores[1] > scores[0] > 0
+
+
 def test_dates_in_a_query_become_tests_on_the_day() -> None:
     day = date_test("What painting did Melanie show on October 13, 2023?")
     assert day is not None and day(datetime.date(2023, 10, 13)) and day(datetime.date(2023, 10, 15))
