@@ -8,8 +8,9 @@ authenticates, may make the call and is within its rate. It uses the same authen
 permission and throttle classes, the same field instances, the same answer functions
 (``api.v1.sessions``, ``api.v1.search``) and the same exception handler as the DRF views.
 Anything else (a bad key, bad input, an unusual header) goes on, untouched and before anything
-is written, to the full stack, whose answer is the error contract. The middlewares before this one (request id, metrics,
-the request log, Server-Timing, body size, security headers, CSP) run for both lanes.
+is written, to the full stack, whose answer is the error contract. The middlewares before this
+one (request id, metrics, the request log, Server-Timing, body size, security headers, CSP) run
+for both lanes.
 
 ``API_LEAN_CALL_PATH=false`` turns the lane off (every request takes the full stack).
 """

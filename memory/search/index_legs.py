@@ -89,15 +89,21 @@ def keyword_legs(
 def _turn_keyword(index: UserIndex, words: str, session: str | None) -> list[tuple[int, float]]:
     """BM25 over the raw turns (the words as said), each matching turn crediting the units made
     from it with its score; a unit keeps its best turn's."""
-    scores = index.turns.scores(words)
-    if session is not None:
-        scores = np.where([k[0] == session for k in index.turn_keys], scores, 0.0)
+    scores = _turn_scores(index, words, session)
     best: dict[int, float] = {}
     for turn in _top(scores, TURN_CANDIDATES, True):
         for unit in index.by_turn.get(index.turn_keys[turn], []):
             best[unit] = max(best.get(unit, 0.0), float(scores[turn]))
     ranked = sorted(best.items(), key=lambda kv: (-kv[1], index.unit_ids[kv[0]]))
     return ranked[:CANDIDATES]
+
+
+def _turn_scores(index: UserIndex, text: str, session: str | None) -> np.ndarray:
+    """BM25 of ``text`` over the held turns; 0 for turns of another session than ``session``."""
+    scores = index.turns.scores(text)
+    if session is not None:
+        scores = np.where([k[0] == session for k in index.turn_keys], scores, 0.0)
+    return scores
 
 
 def index_hits(
@@ -151,9 +157,7 @@ def window_fallback(
     """The turn-log fallback for a heavy user: BM25 over their window's turns (the SQL one read
     tens of thousands of matching rows of theirs: 67 ms at p95 for 10^5 units, ADR 0029), then
     one read of the best ``limit`` turns' rows by (session, seq)."""
-    scores = index.turns.scores(query)
-    if session is not None:
-        scores = np.where([k[0] == session for k in index.turn_keys], scores, 0.0)
+    scores = _turn_scores(index, query, session)
     chosen = [(index.turn_keys[t], float(scores[t])) for t in _top(scores, limit * 3, True)]
     chosen = [(key, score) for key, score in chosen if f"{key[0]}:{key[1]}" not in exclude][:limit]
     if not chosen:

@@ -122,9 +122,9 @@ def session_start(
     statement (``agent_user_get``).
     """
     metadata_validate(metadata)  # before anything is created: bad input changes nothing
-    external_id_validate(user_external_id, "user")
 
     def load() -> dict[str, Any]:
+        external_id_validate(user_external_id, "user")  # before it reaches the statement
         agent, end_user, row = agent_user_get(
             tenant_id=tenant_id, agent_slug=agent_slug, agent_scope=agent_scope,
             user_external_id=user_external_id, with_document=True,

@@ -54,7 +54,7 @@ def acu_nearest(
     """For each of ``vectors``, the user's stored units closest to it, with cosine similarity
     (exact scans): one statement for all of them, not one per vector (a run's dedup asked one
     query per unit: 7.6 s of a LoCoMo build, bench/extraction.py)."""
-    if not len(vectors):
+    if not vectors:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
