@@ -24,7 +24,9 @@ MONEY = re.compile(
     re.IGNORECASE,
 )
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
-PHONE = re.compile(r"(?<!\w)(?:\+\d{1,3}[\s-]?)?(?:\(?\d{2,5}\)?[\s-]?)?\d{3,5}[\s-]?\d{4,5}(?!\w)")
+PHONE = re.compile(
+    r"(?<![\w-])(?:\+\d{1,3}[\s-]?)?(?:\(?\d{2,5}\)?[\s-]?)?\d{3,5}[\s-]?\d{4,5}(?!\w)"
+)
 NUMBER = re.compile(
     r"\b(\d+(?:,\d{3})*(?:\.\d+)?|"
     + "|".join(w for w in NUMBER_WORDS if " " not in w and len(w) > 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +292,7 @@ def test_validate_names_every_problem() -> None:
 
 HOLDOUT = data.DIRECTORY.parent / "scenarios_holdout"
 DEV2 = data.DIRECTORY.parent / "scenarios_dev2"
+DEV3 = data.DIRECTORY.parent / "scenarios_dev3"
 
 
 def conversations_per_tag(scenarios: list[data.Scenario]) -> dict[str, int]:
@@ -340,8 +342,25 @@ def test_the_second_development_suite_is_valid_and_covers_every_phenomenon() -> 
     assert len({json.dumps(s.fields, sort_keys=True) for s in scenarios}) >= len(domains)
 
 
+def test_the_third_development_suite_holds_several_things_under_one_key() -> None:
+    """bench/scenarios_dev3/ (a development set of qualified keys, its README): valid, in
+    domains of no other suite, qualifiers of every shape (codes, names, roles, body parts)."""
+    scenarios = data.load(DEV3)
+    assert len(scenarios) >= 12
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 6
+    assert not domains & {s.domain for s in [*data.load(), *data.load(HOLDOUT), *data.load(DEV2)]}
+    keys = [i["key"] for s in scenarios for i in s.expect["current"] if ":" in i["key"]]
+    qualifiers = [k.partition(":")[2] for k in keys]
+    assert any(re.search(r"\d", q) for q in qualifiers)  # codes
+    assert any(q[:1].isupper() and q.isalpha() for q in qualifiers)  # people by name
+    assert any(q.islower() for q in qualifiers)  # roles, body parts
+    several = {t: n for t, n in conversations_per_tag(scenarios).items() if t != "long_session"}
+    assert min(several.values()) >= 5, several
+
+
 @pytest.mark.parametrize(
-    "directory", [data.DIRECTORY, HOLDOUT, DEV2], ids=["scenarios", "holdout", "dev2"]
+    "directory", [data.DIRECTORY, HOLDOUT, DEV2, DEV3], ids=["scenarios", "holdout", "dev2", "dev3"]
 )
 def test_the_files_are_in_the_canonical_layout(directory: Path) -> None:
     paths = sorted(directory.glob("*.json"))

@@ -135,6 +135,10 @@ def _uncovered(
         if type_ in types and _spans(type_, sentence, start):
             return True
     lowered = body.lower()
+    amounts = {a for v in versions if _type(fields, v) == FieldType.MONEY
+               and (a := _norm(FieldType.MONEY, v)) >= 10}  # fmt: skip
+    if any(n in amounts for n, _, _ in _spans(FieldType.NUMBER, sentence, start)):
+        return True  # "they were 85 with delivery": an amount a money fact holds or held, bare
     if _spans(FieldType.NUMBER, sentence, start) and any(
         f["type"] == FieldType.NUMBER
         and (names_field(f, body) or _names_thing(f, versions, lowered))

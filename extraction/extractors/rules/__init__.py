@@ -26,10 +26,12 @@ from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, Windo
 from extraction.extractors.rules.acts import accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, profiles
+from extraction.extractors.rules.keep import keep_last_per_field
 from extraction.extractors.rules.mentions import typed_mentions
+from extraction.extractors.rules.naming import capitalise_names
 from extraction.extractors.rules.prompts import Prompt, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
-from extraction.extractors.rules.reader import Claim, Context, keep_last_per_field, typed_claims
+from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.texts import (
     answer_claims,
@@ -54,6 +56,8 @@ class RulesExtractor:
         if not fields_ or not turns:
             return []
         turns = [replace(t, text=spell_out(t.text)) for t in turns]  # "sixty-two thousand"
+        if any(p.qualifier_kind == "name" for p in fields_ if p.qualified):
+            turns = capitalise_names(turns)  # "my wife sneha"
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
@@ -75,7 +79,16 @@ class RulesExtractor:
                 continue
             if turn.role != "user":
                 continue
-            ctx = Context(index, turn, prompt, fields_, vectors, things=qualifiers.vocab)
+            ctx = Context(
+                index,
+                turn,
+                prompt,
+                fields_,
+                vectors,
+                things=qualifiers.vocab,
+                relations=qualifiers.relations,
+                current=current,
+            )
             found = keep_last_per_field(
                 qualifiers.settle(reader.read(ctx, current, qualifiers), ctx),
                 ctx.turn.text,
@@ -125,12 +138,20 @@ class _Reader:
         )
         said: list[tuple[str, int, Any]] = []
         offset = 0
+        context = self.money or _counted_in(prompt, current)
         for sentence in sentences(ctx.turn.text):
             at = max(ctx.turn.text.find(sentence, offset), 0)
             offset = at
-            bare = (asked_money and not said) or bool(MONEY_WORDS.search(sentence))
+            money_before = any(m.type == "money" for _, _, found in said for m in found)
+            # "He earns 52k. Mine went up to 74,000": money again, once the reply spoke of it
+            valued = any(
+                found for _, _, found in said
+            )  # "Yes. It was 85 …": the first value answers
+            bare = (
+                (asked_money and not valued) or bool(MONEY_WORDS.search(sentence)) or money_before
+            )
             said.append((sentence, at, typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields,
-                                                        self.currency, bare_money=bare, context=self.money)))  # fmt: skip
+                                                        self.currency, bare_money=bare, context=context)))  # fmt: skip
         self.note_money(ctx.turn.text)
         claims = typed_claims(ctx, said)
         first = len(said[0][0]) if said else 0
@@ -149,6 +170,22 @@ class _Reader:
         claims += cue_claims(ctx, taken, current)
         claims += _confirmations(ctx, claims)
         return claims
+
+
+def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | None:
+    """What a bare number in the reply to a money question is in: the asked field's stored
+    amount ("it was 85, not 60" after £60), else the unit its examples agree on ("we can't go
+    above 40k": a bare "35" is 35k)."""
+    if prompt is None or not prompt.asked or prompt.asked[0][0].type != "money":
+        return None
+    field = prompt.asked[0][0]
+    stored = [a for a in money_in(current.get(field.key, "")) if a.explicit]
+    if stored:
+        return stored[0]
+    examples = [str(e) for e in field.field.get("examples") or []]
+    amounts = [a for e in examples for a in money_in(e) if a.explicit]
+    units = {a.unit for a in amounts}
+    return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
 def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:

@@ -34,7 +34,8 @@ ACCEPT_ANY = re.compile(
 )
 DENY_START = re.compile(
     r"^\W*(no|nope|nah|not really|not yet|not now|not sure|never|don't|do not|i don't|we don't|"
-    r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|no,)\b",
+    r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|no,|"
+    r"can't(?! wait)|cannot|can not|couldn't|won't be able)\b",
     re.I,
 )
 DENY_ANY = re.compile(

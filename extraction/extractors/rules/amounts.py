@@ -103,8 +103,8 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
                 continue
             if context is not None and context.unit > 1 and number < 1000:
                 multiplier = context.unit  # "Would 30 work?" after "30 lakhs"
-            elif number < 100:
-                continue  # "2", "7": a count, not money
+            elif number < 100 and not (context is not None and context.amount < 1000):
+                continue  # "2", "7": a count, not money (unless the money spoken of is small)
         code = SIGNS.get((pre or "").lower().strip()) or SIGNS.get((post or "").lower())
         if code is None and unit_l in INDIAN:
             code = "INR"
@@ -116,9 +116,19 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
     return found
 
 
+_MEASURE_AFTER = re.compile(
+    r"\s*(?:kgs?|kilos?|kilograms?|grams?|lbs?|km|kms|miles?|metres?|meters?|cm|mm|ft|feet|days?|"
+    r"weeks?|months?|years?|yrs?|hours?|hrs?|mins?|minutes?|nights?|people|persons?|guests?|pax|"
+    r"adults?|kids?|children|percent|%|times|pcs|pieces?|items?|bags?|boxes|rooms?|bhk|floors?|"
+    r"sessions?|tablets?|mg|ml)\b"
+)
+
+
 def _is_time_or_id(text: str, start: int, end: int) -> bool:
     """A clock time ("after 4", "4 pm"), a year, or part of a code ("PB-4471", "#4471")."""
-    before, after = text[max(0, start - 8) : start].lower(), text[end : end + 6].lower()
+    before, after = text[max(0, start - 8) : start].lower(), text[end : end + 14].lower()
+    if _MEASURE_AFTER.match(after):
+        return True  # "4 kilos", "3 nights", "20 people": a measure, not money
     if re.fullmatch(r"(19|20)\d\d", text[start:end]) and not re.search(r"[$₹€£]\s*$", before):
         return True  # "March 2026", "since 2019"
     if re.match(r"\s*(am|pm|o'clock|:\d|h\b|hrs\b)", after) or re.search(

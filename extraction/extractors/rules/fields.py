@@ -87,7 +87,8 @@ THESAURUS: dict[str, str] = {
 }
 _QUALIFIERS = re.compile(r"\b(?P<key>[a-z][a-z0-9_]*):\s?(?P<q>[\w][\w .'-]*?)\s*[,)]")
 _PER = re.compile(
-    r"\b(?:one|a separate|a) (?:\w+ ){0,2}?(?:per|for each|for every) (?P<what>[a-z ]+?)(?:\s*\(|,|\.|;|$)"
+    r"\b(?:one|a separate|a) (?:\w+ ){0,2}?(?:per|for each|for every) (?P<what>[a-z ]+?)"
+    r"(?:\s*\(|,|\.|;|'|$|\s+(?:by|named|with|that|which|identified)\b)"
 )
 _PROPER_HINT = re.compile(
     r"\b(name|city|town|country|company|employer|landlord|agency|provider|insurer|builder|"
@@ -223,12 +224,10 @@ def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
     # other things by a word ("savings", "metformin", "kitchen tap").
     people = re.search(r"\b(child|children|kid|kids|son|daughter|student|pet|dog|cat|applicant|"
                        r"person|people|passenger|guest|patient|employee)\b", what)  # fmt: skip
-    if any(q[:1].isupper() for q in qualifiers) or (people and not qualifiers):
-        kind = "name"
-    else:
-        kind = "word"
-    named = [q for q in qualifiers if q.lower() not in ("name", "<name>")]
-    return [q if kind == "name" else q.lower() for q in named], kind
+    named = [q for q in qualifiers if q[:1].isupper() and not re.search(r"\d", q)]  # no codes
+    kind = "name" if named or (people and not qualifiers) else "word"
+    kept = [q for q in qualifiers if q.lower() not in ("name", "<name>")]
+    return [q if kind == "name" else q.lower() for q in kept], kind
 
 
 def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]:

@@ -5,10 +5,12 @@ unit says it belongs to a field ("60 days", "12 GB")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from extraction.extractors.rules.amounts import money_in
 from extraction.extractors.rules.fields import Profile, stem
-from extraction.extractors.rules.mentions import Mention
+from extraction.extractors.rules.mentions import BARE, Mention
 
 UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 
@@ -40,6 +42,16 @@ def in_field_unit(profile: Profile, mention: Mention) -> Any:
         return mention.value
     value = mention.value * _TIME[said] / _TIME[wanted]
     return round(value) if abs(value - round(value)) < 0.05 else round(value, 2)
+
+
+def in_thousands(profile: Profile, mention: Mention, known: Mapping[str, str]) -> bool:
+    """ "850 tops" for a price, "110" for a deposit: a bare amount under 1,000 for a field whose
+    amounts run to tens of thousands (its examples, its stored value) is said in thousands."""
+    if profile.type != "money" or mention.how != BARE or not 0 < mention.value["amount"] < 1000:
+        return False
+    said = [*(str(e) for e in profile.field.get("examples") or []), known.get(profile.key, "")]
+    amounts = [a.amount for text in said for a in money_in(text) if a.explicit]
+    return bool(amounts) and min(amounts) >= 10_000
 
 
 def unit_points(profile: Profile, mention: Mention) -> float:

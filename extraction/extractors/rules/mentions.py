@@ -15,6 +15,9 @@ from extraction.extractors.rules.fields import GENERIC, Profile, stem
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
 
 
+BARE = "a bare amount where money was asked"
+
+
 @dataclass(frozen=True)
 class Mention:
     type: str
@@ -97,7 +100,7 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
     if "money" in types:
         for amount in money_in(sentence, currency, bare=bare_money, context=context):
             if not _overlaps(amount.start, amount.end, taken):
-                how = "money" if amount.explicit else "a bare amount where money was asked"
+                how = "money" if amount.explicit else BARE
                 out.append(Mention("money", amount.value(), amount.start, amount.end, how))
                 taken.append((amount.start, amount.end))
     else:

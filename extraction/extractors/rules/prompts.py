@@ -111,6 +111,13 @@ ABOUT_YOU = re.compile(
     r"|\b(?:will|'ll|can)\s+(?:call|visit|see|contact|ring|meet|come to|deliver to|pick up)\s+you\b",
     re.I,
 )
+# A question that asks the user to confirm what was just said, or to accept an offer.
+CONFIRMING = re.compile(
+    r"\b(?:is that|does that|would that|will that|that's)\s+(?:ok|okay|fine|alright|right|correct|"
+    r"work|suit|sound)|\b(?:ok|okay|right|correct|alright|yes)\?\s*$|\bsound good\b|\bshall i\b|"
+    r"\bshould i\b|\bwant me to\b|\bwould you like\b|\bdo you want\b|\bhappy with\b|\bagreed\b",
+    re.I,
+)
 # Whose the agent's statement is when it is not the user's: a relative's, another customer's.
 OTHERS = re.compile(
     rf"{RELATIVE.pattern}|(?i:\b(?:other|another|previous|last|a)\s+(?:client|customer|tenant|buyer|"
@@ -185,7 +192,11 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 points == top or (profile.qualified and points >= 1.0) or named
             ) and key not in seen:
                 seen.add(key)
-                into = prompt.proposals if (offer or prompt.offers) and not named else prompt.stated
+                # "I've opened INC-20417. Can I reach you on your extension?": a report, not
+                # offered by the question after it (unless that asks "is that right?")
+                reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
+                offered = offer or (prompt.offers and not reported)
+                into = prompt.proposals if offered and not named else prompt.stated
                 into.append((profile, replace(mention, sentence=sentence), cue))
     _name_check(prompt, question, fields)
     best = prompt.best()

@@ -19,12 +19,24 @@ from dataclasses import replace
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
+from extraction.extractors.rules.naming import (
+    CODE,
+    CODE_WORDS,
+    RELATION_NAMED,
+    STRONG_CODE,
+    coded,
+    names,
+    user_first_name,
+)
 from extraction.extractors.rules.reader import Claim, Context, Dropped
 from extraction.extractors.rules.strings import is_ordinary, proper_nouns
 
 _PRONOUN = re.compile(
     r"\b(he|she|him|her|his|hers|it|its|that one|this one|the same one|they|them)\b", re.I
 )
+_YOUR = re.compile(
+    rf"\byour\b(?!\s+(?:\w+\s+)?(?:{RELATIONS})s?\b|\s+\w+'s\b)", re.I
+)  # not "your son's"
 _OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
 # "do the same for the other account", "same for Myra", "for her too", "Myra as well"
 _SAME = re.compile(
@@ -33,41 +45,13 @@ _SAME = re.compile(
 )
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|me|my|mine)\b")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
 # "the lamp is …", "the kitchen tap was …", "metformin 500 mg" (a name right before a dose)
 _SUBJECT = re.compile(
     r"\b(?:the|my|our|your)\s+(?P<q>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s*(?:'s|is|are|was|were|has|have|"
     r"'re|needs?|got|came|arrived|shows?)\b|\b(?P<d>[a-z]{4,}(?:\s+[a-z]\b)?)\s+(?=\d)"
 )
-_NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
 _KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
-
-
-def _first_name(name: str) -> str | None:
-    first = name.split()[0] if name.split() else ""
-    return first if first[:1].isupper() else None
-
-
-def _person_like(word: str) -> bool:
-    return (
-        word[:1].isupper()
-        and not word.isupper()
-        and word.lower() not in _NOT_PEOPLE
-        and not is_ordinary(word)
-    )
-
-
-def _names(turns: list[WindowTurn]) -> set[str]:
-    """Words written capitalised mid-sentence somewhere in the window: names, not sentence
-    starts ("Same day for her", "Turns out he is …")."""
-    out: set[str] = set()
-    skip = {w.lower() for t in turns for w in (t.speaker + " " + t.listener).split()}
-    for turn in turns:
-        for match in re.finditer(r"(?<=[\w,;:] )([A-Z][a-z][\w'-]*)", turn.text):
-            word = match.group(1).removesuffix("'s")
-            if _person_like(word) and word.lower() not in skip:
-                out.add(word)
-    return out
 
 
 class Qualifiers:
@@ -75,13 +59,25 @@ class Qualifiers:
         self, fields: list[Profile], current: Mapping[str, str], turns: list[WindowTurn]
     ) -> None:
         self.fields = {p.key: p for p in fields if p.qualified}
-        self.names = _names(turns)
+        self.names = names(turns)
+        self.relations = {  # relation word → the name it stands for ("wife" → "Sneha")
+            m.group(1).lower(): m.group(2)
+            for t in turns
+            for m in RELATION_NAMED.finditer(t.text)
+            if m.group(2) in self.names
+        }
         nouns: dict[str, str] = {}
         for key, profile in self.fields.items():
             per = _PER.search(profile.field.get("description", "").lower())
             nouns[key] = (per.group("what").split() or [""])[0] if per else ""
         self.nouns = nouns
-        self.vocab: dict[str, list[str]] = {k: list(p.qualifiers) for k, p in self.fields.items()}
+        # fields whose things go by a number or code ("one fact per order, by its order number")
+        self.coded = {k: nouns[k] for k, p in self.fields.items() if p.qualifier_kind == "word"
+                      and coded(p.field.get("description", ""), p.qualifiers)}  # fmt: skip
+        # a coded field's examples in its description are placeholders, not things of this user
+        self.vocab: dict[str, list[str]] = {
+            k: [] if k in self.coded else list(p.qualifiers) for k, p in self.fields.items()
+        }
         for key, profile in self.fields.items():  # fields of one noun share their kinds
             for other, noun in nouns.items():
                 if noun and noun == nouns[key] and profile.qualifier_kind == "word":
@@ -93,27 +89,59 @@ class Qualifiers:
                     name,
                     qualifier.lower() if self.fields[name].qualifier_kind == "word" else qualifier,
                 )
-        for turn in turns:
+        for turn, reply in zip(turns, [*turns[1:], None], strict=True):
             self._kinds(turn.text)
+            if reply is not None and turn.role == "assistant" and reply.role == "user":
+                self._answered(turn.text, reply.text)
         self.heard: list[str] = []  # qualifiers and names said, most recent last
         self.last: dict[str, Claim] = {}  # field → its last qualified claim
 
     def _add(self, key: str, *words: str) -> None:
         for word in words:
+            if key in self.coded and re.search(r"\d", word):
+                word = word.upper()  # a code: one spelling ("inc-20417" stored, "INC-20417" said)
             if word and word not in self.vocab[key]:
                 self.vocab[key].append(word)
 
     def _kinds(self, text: str) -> None:
-        """ "a savings account and a current account": savings and current are accounts."""
+        """ "a savings account and a current account": savings and current are accounts;
+        "order #10492", "ticket INC-20417": codes of a field whose things go by one."""
+        for key, noun in self.coded.items():
+            nouns = f"{re.escape(noun)}s?|{CODE_WORDS}" if noun else CODE_WORDS
+            for match in re.finditer(rf"(?i:\b(?:{nouns})\b(?:\s+(?:{CODE_WORDS}))?\s*(?:is|was|:|#)?\s*)"
+                                     rf"{CODE}|#\s?(\d{{3,}})\b", text):  # fmt: skip
+                self._add(key, (match.group(1) or match.group(2)).upper())
+            for match in re.finditer(STRONG_CODE, text):  # "INC-20417", "K7XQ2L" said alone
+                self._add(key, match.group(0))
         lowered = text.lower()
         for key, noun in self.nouns.items():
-            if not noun or self.fields[key].qualifier_kind != "word":
+            if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
                 continue
-            for match in re.finditer(rf"\b([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):
+            for match in re.finditer(rf"\b(?:a|an|the|my|our|your|this|that|his|her|their|one|two|"
+                                     rf"\d+)\s+([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):  # fmt: skip
                 if match.group(1) not in _KIND_WORDS | GENERIC and not is_ordinary(
                     match.group(1).capitalize()
                 ):
                     self._add(key, match.group(1))
+
+    def _answered(self, question: str, reply: str) -> None:
+        """ "What was in the parcel?" — "trainers. nike ones": the reply names the thing."""
+        for key, noun in self.nouns.items():
+            if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
+                continue
+            asked = re.search(
+                rf"\b(?:what|which)\b[^?]*\b{re.escape(noun)}s?\b[^?]*\?", question, re.I
+            )
+            first = re.match(r"\W*(?:(?:the|my|a|an|some|just|only|it was|its|it's)\s+)?([a-z][a-z-]+)\b",
+                             reply.lower())  # fmt: skip
+            if asked and first and len(reply.split()) <= 6:
+                word = first.group(1)
+                if (
+                    word not in _KIND_WORDS | GENERIC
+                    and word != noun
+                    and not is_ordinary(word.capitalize())
+                ):
+                    self._add(key, word)
 
     def hear(self, text: str) -> None:
         lowered = text.lower()
@@ -175,7 +203,9 @@ class Qualifiers:
         start, end = claim.span
         before = max([b for a, b in spans if b <= start and (a, b) != claim.span] + [0])
         after = min([a for a, b in spans if a >= end and (a, b) != claim.span] + [len(text)])
-        me = None if agent else _first_name(ctx.turn.speaker)
+        stop = re.search(r"[.!?](?:\s|$)", text[end:after])  # not past the value's sentence
+        after = end + stop.end() if stop else after
+        me = None if agent else user_first_name(ctx)
         for learn in (False, True):  # things it knows first, then things named as the subject
             for stretch, label, last in ((text[before:end], "said before it", True),
                                          (text[end:after], "said after it", False)):  # fmt: skip
@@ -183,9 +213,7 @@ class Qualifiers:
                 if found:
                     together = self._together(claim.profile, stretch, found) if last else []
                     return [(q, label) for q in [*together, found]]
-        if agent:
-            return []
-        qualifier, how = self._fallback(claim, text, ctx)
+        qualifier, how = self._fallback(claim, text, ctx, agent)
         return [(qualifier, how)] if qualifier else []
 
     def _together(self, profile: Profile, stretch: str, last: str) -> list[str]:
@@ -201,18 +229,24 @@ class Qualifiers:
         self._add(profile.key, word.lower())
         return [word.lower()] if word.lower() != last.lower() else []
 
-    def _fallback(self, claim: Claim, text: str, ctx: Context) -> tuple[str | None, str]:
-        prompt = ctx.prompt
+    def _fallback(
+        self, claim: Claim, text: str, ctx: Context, agent: bool = False
+    ) -> tuple[str | None, str]:
+        """The agent's own claims only by "it" / "that one" / "the other"."""
+        prompt = None if agent else ctx.prompt
         if prompt is not None and not claim.why.get("reference"):
             named = self._named(claim.profile, prompt.turn.text, True)
             if named:
                 return named, "named in the agent's turn"
+            me = user_first_name(ctx)
+            if claim.profile.qualifier_kind == "name" and me and _YOUR.search(prompt.turn.text):
+                return me, "'your' in the agent's turn"
         clause = claim.clause or text
         if _OTHER.search(clause):
             other = self._other(claim.profile)
             if other:
                 return other, "'the other'"
-        if _PRONOUN.search(clause) or len(self.vocab[claim.profile.key]) == 1:
+        if _PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
             recent = self._recent(claim.profile)
             if recent:
                 return recent, "the one said last"
@@ -228,7 +262,7 @@ class Qualifiers:
         lowered = stretch.lower()
         if profile.qualifier_kind == "name" and me:
             found += [(m.start(), me) for m in _FIRST_PERSON.finditer(stretch)]
-        if profile.qualifier_kind == "word" and learn:
+        if profile.qualifier_kind == "word" and learn and profile.key not in self.coded:
             found += self._subjects(profile, stretch)
         for word in self.vocab[profile.key]:
             for match in re.finditer(rf"\b{re.escape(word.lower())}(?:s|es)?\b", lowered):
@@ -246,6 +280,11 @@ class Qualifiers:
                     and not _AFTER_REFERENCE.search(lowered[: match.start()])
                 ):
                     found.append((match.start(), word))
+            for relation, name in self.relations.items():  # "wife is 12 LPA": Sneha
+                for match in re.finditer(
+                    rf"\b{re.escape(relation)}(?:'s)?\b(?!,?\s+{name})", lowered
+                ):
+                    found.append((match.start(), name))
             if any(
                 w.lower() in _RELATION_WORDS for w in self.vocab[profile.key]
             ):  # member_age:mother
@@ -276,6 +315,12 @@ class Qualifiers:
                 out.append((match.start(group), phrase))
                 self._add(profile.key, phrase)
         return out
+
+    def _said(self, profile: Profile) -> set[str]:
+        """The field's things said so far in the window (or the only one it knows)."""
+        vocab = {w.lower() for w in self.vocab[profile.key]}
+        said = {w.lower() for w in self.heard if w.lower() in vocab}
+        return said or (vocab if len(vocab) == 1 else set())
 
     def _recent(self, profile: Profile) -> str | None:
         vocab = {w.lower() for w in self.vocab[profile.key]}

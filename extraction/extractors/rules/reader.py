@@ -28,7 +28,7 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
-from extraction.extractors.rules.measures import in_field_unit, unit_points
+from extraction.extractors.rules.measures import in_field_unit, in_thousands, unit_points
 from extraction.extractors.rules.mentions import Mention
 from extraction.extractors.rules.prompts import Prompt
 
@@ -39,6 +39,12 @@ ONLY_FIELD_BONUS = 0.6  # the schema's only field of this type
 SIMILARITY_WEIGHT = 1.2
 PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
 TOPIC_BONUS = 1.0
+MOVED_BONUS = 1.0  # "moved it to Friday the 13th": a new date for a field that has one
+# "leadership moved it to", "can we push it to", "rescheduled for": a date that replaces one
+_MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"
+                    r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?)"
+                    r"\b[^.;!?]{0,30}\b(?:to|for|until)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:the\s+)?$", re.I)  # fmt: skip
+_ELLIPSIS = re.compile(r"^\W*(?:and\s+|but\s+)?(?:mine|ours|hers|his|theirs)\b", re.I)
 SAME_DAY_PENALTY = 0.8  # "today", "tonight": a time of day more often than a field's date  # the agent's turn or the sentence names one of the field's things
 
 
@@ -81,6 +87,8 @@ class Context:
     things: dict[str, list[str]] = field(
         default_factory=dict
     )  # field → the things it has facts per
+    relations: dict[str, str] = field(default_factory=dict)  # "wife" → "Sneha"
+    current: dict[str, str] = field(default_factory=dict)  # the facts as read so far
 
     def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
@@ -140,18 +148,31 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
                 m.type == mention.type and m.start < mention.start
                 for m in ctx.said_before(mention, sentence)
             ))  # fmt: skip
-            bonus = ANSWER_BONUS if first else LATE_ANSWER_BONUS
+            # "He earns 52k. Mine went up to 74k": a possessive that stands for what was asked
+            bonus = ANSWER_BONUS if first or _ELLIPSIS.match(sentence) else LATE_ANSWER_BONUS
             points += bonus
             why["answers"] = (
                 prompt.asked[0][2] if prompt.asked and prompt.asked[0][0] is profile else "question"
             )
     if sum(p.type == profile.type for p in ctx.fields) == 1:
         points += ONLY_FIELD_BONUS
+    if (
+        mention.type == "date"
+        and profile.key in ctx.current
+        and _MOVED.search(sentence[: mention.start])
+    ):
+        points += MOVED_BONUS
+        why["moved"] = True
     if mention.type == "date" and "answers" not in why and _SAME_DAY.search(mention.how):
         points -= SAME_DAY_PENALTY  # "after 6 today works" says when, not which date of a field
-    known = ctx.things.get(profile.key, []) if profile.qualifier_kind == "word" else []
-    if profile.qualified and _names_one(
-        [*profile.qualifiers, *known], (prompt.turn.text if prompt else "") + " " + sentence
+    known = ctx.things.get(profile.key, [])  # its things, or the people it has facts of
+    # a person named is a topic only with the field's own word ("her salary is 13.5 now")
+    if (
+        profile.qualified
+        and (profile.qualifier_kind == "word" or word)
+        and _names_one(
+            [*profile.qualifiers, *known], (prompt.turn.text if prompt else "") + " " + sentence
+        )
     ):
         points += TOPIC_BONUS  # "a new sertraline prescription" — "upped it to 100"
         why["topic"] = "names one of its things"
@@ -224,9 +245,10 @@ def typed_claims(
                 and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))]  # fmt: skip
             if not candidates:
                 continue
-            leading = s_index == 0 or bool(
+            # the first sentence with a value ("Yes. It was 85."), or "Actually, make that …"
+            leading = not any(m for _, _, m in sentence_mentions[:s_index]) or bool(
                 CORRECTION.match(sentence)
-            )  # "Actually, make that …" goes on
+            )
             scored = sorted(((*score(ctx, p, mention, clause, sentence, leading), p) for p in candidates),
                             key=lambda r: -r[0])  # fmt: skip
             points, why, best = scored[0]
@@ -234,7 +256,7 @@ def typed_claims(
                 ctx.dropped.append(Dropped(mention.value, "the proposal, refused", ctx.turn))
                 continue  # "Can't do Tuesday."
             owner = third_party(clause)
-            if owner and owner.start() < mention.start - a and not _subject_of(best, clause, owner) \
+            if owner and owner.start() < mention.start - a and not _subject_of(best, clause, owner, ctx.relations) \
                     and points >= ACCEPT / 2 and "repeats proposal" not in why \
                     and not _own_after(clause, owner.end()):  # fmt: skip
                 ctx.dropped.append(
@@ -268,6 +290,9 @@ def typed_claims(
             value = in_field_unit(best, mention)
             if value != mention.value:
                 why["converted"] = f"{mention.value} {mention.after.split()[0]}"
+            if in_thousands(best, mention, ctx.current):
+                value = {**value, "amount": value["amount"] * 1000}
+                why["converted"] = f"{mention.value['amount']:g}: thousands, as the field's amounts"
             out.append(Claim(best, value, source_of(ctx, best, mention.value, clause),
                              turns, (ctx.index, s_start + mention.start), why,
                              clause=clause, span=(s_start + mention.start, s_start + mention.end)))  # fmt: skip
@@ -292,7 +317,8 @@ def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
     about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
     day = datetime.date.fromisoformat(str(mention.value))
     today = turn.occurred_at.date()
-    if _AHEAD.search(about) and not _PAST.search(about):
+    ahead = _AHEAD.search(profile.key.replace("_", " "))  # "next_pickup", whatever its text says
+    if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
         return day < today - datetime.timedelta(days=31)
     if re.search(r"\b(birth|born|dob)\b", about, re.I):
         return day > today
@@ -302,14 +328,18 @@ def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
 _SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
-def _subject_of(profile: Profile, clause: str, owner: re.Match[str]) -> bool:
+def _subject_of(
+    profile: Profile, clause: str, owner: re.Match[str], relations: dict[str, str]
+) -> bool:
     """Whether the other person is whom the field keeps facts about: a child named ("my son
     Tobi"), a relation the field lists ("my mother", for member_age:mother)."""
     if profile.qualifier_kind != "name":
         return False
     named = re.match(r"\s*,?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
     listed = any(q.lower() in owner.group(0).lower() for q in profile.qualifiers)
-    return bool(named or listed or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
+    pronoun = owner.group(0).lower() in ("he", "she", "him", "her", "his")  # the one just named
+    known = any(re.search(rf"\b{r}\b", owner.group(0), re.I) for r in relations)  # "my wife"
+    return bool(named or listed or pronoun or known or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
 
 
 def _names_one(things: list[str], text: str) -> bool:
@@ -323,51 +353,13 @@ def _rhetorical(sentence: str) -> bool:
 
 
 def _own_after(clause: str, end: int) -> bool:
-    """ "my cousin is buying too, so our budget …": the user's own words after the other's."""
-    return bool(re.search(r"\b(so|but|and)\s+(i|we|my|our)\b", clause[end:], re.I))
-
-
-def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
-    """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
-    the later one; a value that differs from what memory holds beats the one it holds (the old
-    value is said beside the new: "CBSE after all, IB fees are too much"); otherwise the
-    better-supported one, the later one on a near tie."""
-    by_key: dict[str, list[Claim]] = {}
-    for claim in claims:
-        by_key.setdefault(claim.key, []).append(claim)
-    out = []
-    for group in by_key.values():
-        if len(group) == 1:
-            out.append(group[0])
-            continue
-        group.sort(key=lambda c: c.order)
-        mine = [c for c in group if not c.why.get("agent")] or group
-        between = text[mine[0].span[1] : mine[-1].span[0]] if len(mine) > 1 else ""
-        # What memory holds, or what the agent just offered: the user's other value is the news
-        # ("Three's a lot with her volleyball. Two.").
-        held = [current[group[0].key]] if group[0].key in current else []
-        held += [str(c.value) for c in group if c.why.get("repeats proposal") or c.why.get("agent")]
-        news = [c for c in mine if not any(same_value(str(c.value), h) for h in held)]
-        if len(mine) > 1 and (
-            CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I)
-        ):
-            chosen = mine[-1]
-            chosen.why["corrects"] = str(mine[0].value)
-        elif held and 0 < len(news) < len(group):
-            chosen = news[-1]
-        else:
-            top = max(c.why.get("points", 0) for c in group)
-            chosen = [c for c in group if c.why.get("points", 0) >= top - 0.5][-1]
-        out.append(chosen)
-    out = [c for c in out if not _shortened(c, current)]
-    return sorted(out, key=lambda c: c.order)
-
-
-def _shortened(claim: Claim, current: dict[str, str]) -> bool:
-    """The agent naming what memory holds by part of it ("the HR role" for "HR business
-    partner"): the same thing, not a new value."""
-    held = current.get(claim.key)
-    if not claim.why.get("agent") or claim.profile.type != "string" or held is None:
-        return False
-    said, whole = set(str(claim.value).lower().split()), set(held.lower().split())
-    return bool(said) and said < whole
+    """ "my cousin is buying too, so our budget …", "my boss moved it, please make it …": the
+    user's own words after the other's."""
+    return bool(
+        re.search(
+            r"\b(so|but|and)\s+(i|we|my|our)\b|\bplease\b|"
+            r"\b(?:make|move|change|put|book|set|push) it\b",
+            clause[end:],
+            re.I,
+        )
+    )

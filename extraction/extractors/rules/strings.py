@@ -195,6 +195,9 @@ def person_name(text: str, asked: bool, agent: str = "") -> tuple[str, str] | No
                 break
             if words and words[0][:1].isupper() and not word[:1].isupper():
                 break  # "Gloria Watts again"
+            if re.search(r"\d", word) or re.search(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]", word):
+                words = []  # "ThinkPad T14": a product, not a person
+                break
             words.append(word)
         words = words[:3]
         tail = rest[len(" ".join(words)) :] if words else rest

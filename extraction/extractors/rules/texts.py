@@ -26,6 +26,7 @@ from extraction.extractors.rules.strings import (
     person_name,
     replaced,
 )
+from extraction.values import PHONE
 
 NEGATIVE = re.compile(
     r"\b(no|not|don't|doesn't|didn't|won't|never|without|none|nobody|stopped|quit|gave up|"
@@ -82,7 +83,8 @@ def answer_claims(
         return []
     text = ctx.turn.text.strip()
     said = sentences(text)
-    if len(said) > 1 and (denies(said[0]) or small_talk(said[0])):
+    filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
+    if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):
         text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
     elif denies(text) and not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I):
         return []
@@ -114,6 +116,13 @@ def answer_claims(
         return []
     source = source_of(ctx, profile, phrase, text)
     return [_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
+
+
+_FILLER = re.compile(
+    r"\W*(?:certainly|sure|of course|yes|yeah|yep|ok|okay|right|absolutely|definitely|no problem|"
+    r"one (?:moment|sec(?:ond)?)|let me (?:see|check|look)|hmm+|um+|uh+|well|so)\W*",
+    re.I,
+)
 
 
 def _shares_value(value: str, question: str) -> bool:
@@ -204,9 +213,7 @@ _SHAPES = [
     ),
     (
         re.compile(r"\b(phone|mobile|cell|whatsapp|contact number)\b", re.I),
-        re.compile(
-            r"(?<!\w)(?:\+\d{1,3}[\s-]?)?(?:\(?\d{2,5}\)?[\s-]?)?\d{3,5}[\s-]?\d{4,5}(?!\w)"
-        ),
+        PHONE,
         "a phone number",
     ),
     (

@@ -1,0 +1,54 @@
+"""Which of a turn's claims are kept: one value per fact and turn."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.acts import CORRECTION
+from extraction.extractors.rules.reader import Claim, same_value
+
+
+def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
+    """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
+    the later one; a value that differs from what memory holds beats the one it holds (the old
+    value is said beside the new: "CBSE after all, IB fees are too much"); otherwise the
+    better-supported one, the later one on a near tie."""
+    by_key: dict[str, list[Claim]] = {}
+    for claim in claims:
+        by_key.setdefault(claim.key, []).append(claim)
+    out = []
+    for group in by_key.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        group.sort(key=lambda c: c.order)
+        mine = [c for c in group if not c.why.get("agent")] or group
+        between = text[mine[0].span[1] : mine[-1].span[0]] if len(mine) > 1 else ""
+        # What memory holds, or what the agent just offered: the user's other value is the news
+        # ("Three's a lot with her volleyball. Two.").
+        held = [current[group[0].key]] if group[0].key in current else []
+        held += [str(c.value) for c in group if c.why.get("repeats proposal") or c.why.get("agent")]
+        news = [c for c in mine if not any(same_value(str(c.value), h) for h in held)]
+        if len(mine) > 1 and (
+            CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I)
+        ):
+            chosen = mine[-1]
+            chosen.why["corrects"] = str(mine[0].value)
+        elif held and 0 < len(news) < len(group):
+            chosen = news[-1]
+        else:
+            top = max(c.why.get("points", 0) for c in group)
+            chosen = [c for c in group if c.why.get("points", 0) >= top - 0.5][-1]
+        out.append(chosen)
+    out = [c for c in out if not _shortened(c, current)]
+    return sorted(out, key=lambda c: c.order)
+
+
+def _shortened(claim: Claim, current: dict[str, str]) -> bool:
+    """The agent naming what memory holds by part of it ("the HR role" for "HR business
+    partner"): the same thing, not a new value."""
+    held = current.get(claim.key)
+    if not claim.why.get("agent") or claim.profile.type != "string" or held is None:
+        return False
+    said, whole = set(str(claim.value).lower().split()), set(held.lower().split())
+    return bool(said) and said < whole
