@@ -40,6 +40,8 @@ DESK: list[dict[str, Any]] = [
      "type": "date"},
     {"key": "callout_fee", "description": "What the customer paid for a callout, to be refunded",
      "category": "temporal", "type": "money"},
+    {"key": "pain_level", "description": "Pain from the accident on a 0-10 scale, one fact per body "
+     "part (pain_level:knee)", "category": "temporal", "type": "number"},
 ]  # fmt: skip
 
 
@@ -126,3 +128,46 @@ def test_the_summary_does_not_repeat_an_amount_said_bare(desk: Agent, customer: 
     assert current(customer)["callout_fee"][0] == {"amount": 85, "currency": "GBP"}
     block = HotDocument.objects.get(agent=desk, end_user=customer).stable_block
     assert "85 with parking" not in block  # the facts say it, with its history
+
+
+@pytest.mark.parametrize(
+    ("opening", "reply", "name"),
+    [
+        ("Harbour desk, Raj speaking.", "hi raj, kylie brennan here. the boiler is out", "Kylie Brennan"),
+        ("Hi, I'm Dr Shalini. What's going on?", "Hi doc. Rahul Menon, the boiler is out.", "Rahul Menon"),
+        ("IT desk, Jana speaking. What can I do for you?", "Tobias Wendt, data team. VPN drops.", "Tobias Wendt"),
+        ("Good evening, how can I help?", "My name is Joost de Vries. The boiler is out.", "Joost de Vries"),
+        ("Desk, how can I help?", "Yes. ThinkPad T14, gen 4. It is slow.", None),
+    ],
+)  # fmt: skip
+def test_the_user_gives_their_name_the_ways_callers_do(
+    desk: Agent, customer: EndUser, opening: str, reply: str, name: str | None
+) -> None:
+    converse(desk, customer, WED_JUN_3, opening, reply)
+    assert current(customer).get("name", (None,))[0] == name
+
+
+def test_a_later_greeting_by_first_name_keeps_the_full_name_and_ok_is_no_name(
+    desk: Agent, customer: EndUser
+) -> None:
+    converse(desk, customer, WED_JUN_3, "Who am I speaking with?", "Sudha Krishnan.")
+    converse(desk, customer, WED_JUN_17,
+             "u:Hello, Sudha again. Any news?", "a:Yes. Is that OK with you if we call later?",
+             "u:yes of course")  # fmt: skip
+    assert current(customer)["name"][0] == "Sudha Krishnan"
+
+
+def test_what_the_agent_says_the_user_pays_is_the_last_amount_of_its_sum(
+    desk: Agent, customer: EndUser
+) -> None:
+    converse(desk, customer, WED_JUN_3, "u:How much is the callout?",
+             "a:The callout is £90 list, so with your discount you pay £72. Anything else?", "u:ok thanks")  # fmt: skip
+    assert current(customer)["callout_fee"][0] == {"amount": 72, "currency": "GBP"}
+
+
+def test_a_field_kept_per_body_part_knows_every_body_part(desk: Agent, customer: EndUser) -> None:
+    converse(desk, customer, WED_JUN_3, "How are you after the fall?",
+             "Wrist is about 6 today. Shoulder better, 3 now.")  # fmt: skip
+    facts = current(customer)
+    assert facts["pain_level:wrist"][0] == 6
+    assert facts["pain_level:shoulder"][0] == 3

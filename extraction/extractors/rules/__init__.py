@@ -203,7 +203,14 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
     if not offered and prompt.kind != "alt":  # "the simva yeah": one of them, by its thing
         offered = [(p, m, c) for p, m, c in prompt.proposals if p.qualified and _agreed_on(m, text)]
-    told = [] if refused else prompt.stated
+    # "¥8,800, so ¥2,640 per session": the last said; "conditionally approved" holds "approved"
+    # (things under one key keep their order: each value goes with the thing said beside it)
+    kept = [t for t in prompt.stated if not _inside(t, prompt.stated)]
+    told = (
+        []
+        if refused
+        else [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
+    )
     for profile, mention, cue in offered + told:
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out
@@ -226,6 +233,12 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                          (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
                          span=(mention.start, mention.end)))  # fmt: skip
     return out
+
+
+def _inside(told: Any, stated: list[Any]) -> bool:
+    profile, mention, _ = told
+    return any(p is profile and m is not mention and m.sentence == mention.sentence
+               and m.start <= mention.start and mention.end <= m.end for p, m, _ in stated)  # fmt: skip
 
 
 _TAKEN_UP = re.compile(

@@ -48,7 +48,8 @@ def _shortened(claim: Claim, current: dict[str, str]) -> bool:
     """The agent naming what memory holds by part of it ("the HR role" for "HR business
     partner"): the same thing, not a new value."""
     held = current.get(claim.key)
-    if not claim.why.get("agent") or claim.profile.type != "string" or held is None:
-        return False
+    if not (claim.why.get("agent") or claim.profile.person_name) or claim.profile.type != "string" \
+            or held is None:  # fmt: skip
+        return False  # "Sudha" again after "Sudha Krishnan": the same person, not a new name
     said, whole = set(str(claim.value).lower().split()), set(held.lower().split())
     return bool(said) and said < whole

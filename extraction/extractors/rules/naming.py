@@ -12,7 +12,7 @@ from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.fields import _PER
 from extraction.extractors.rules.reader import Context
-from extraction.extractors.rules.strings import is_ordinary
+from extraction.extractors.rules.strings import _COMMON, _NOT_NAMES, GENERIC, NAME, is_ordinary
 
 NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
 
@@ -22,6 +22,10 @@ CODE = r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|[A-Z]{6})\b"
 
 
 STRONG_CODE = r"\b(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8}\b|\b[A-Z]{2,5}-\d{3,}\b"
+
+
+# Things a field kept per body part is about ("pain_level:knee"): a closed class, known whole.
+BODY_PARTS = set(["head", "neck", "shoulder", "upper back", "lower back", "back", "chest", "arm", "elbow", "forearm", "wrist", "hand", "thumb", "finger", "hip", "groin", "thigh", "hamstring", "quad", "knee", "shin", "calf", "ankle", "achilles", "heel", "foot", "toe", "jaw", "rib", "ribs", "abdomen", "stomach"])  # fmt: skip
 
 
 def coded(description: str, examples: list[str]) -> bool:
@@ -97,3 +101,96 @@ def capitalise_names(turns: list[WindowTurn]) -> list[WindowTurn]:
         return turns
     pattern = re.compile(rf"\b({'|'.join(sorted(map(re.escape, learnt)))})\b")
     return [replace(t, text=pattern.sub(lambda m: m.group(1).capitalize(), t.text)) for t in turns]
+
+
+_GREETING = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|morning|"
+    r"evening|afternoon|yes|yeah|yep|ya|so|um|uh|oh|ok|okay|sure)\b[,.!\s]*)+",
+    re.I,
+)
+_INTRO = re.compile(
+    r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
+    r"myself|call me|you're speaking (?:to|with)|speaking with)\s+",
+    re.I,
+)
+_WEAK_INTRO = re.compile(r"^\W*(?:it's|its|it is|is)\s+", re.I)  # only when greeting or asked
+_HERE = re.compile(r"\s*(?:here|speaking|this side|calling)\b", re.I)
+_PARTICLES = {
+    "de",
+    "da",
+    "di",
+    "du",
+    "van",
+    "von",
+    "der",
+    "den",
+    "bin",
+    "al",
+    "el",
+    "la",
+    "le",
+    "dos",
+}
+_NOT_A_SURNAME = {"again", "back", "too", "also", "speaking", "calling"}  # "Hi, Kylie again"
+_AFTER_NAME = re.compile(
+    r"\s*(?:$|[.,;!?]|\b(?:here|speaking|this side|from|calling|and|again)\b)", re.I
+)
+
+
+def person_name(
+    text: str, asked: bool, agent: str = "", opening: bool = False
+) -> tuple[str, str] | None:
+    """(name, cue) when the turn gives the speaker's name: "Hi Jess, Raj Malhotra.", "I'm Priyanka
+    Jain", "hey tama its mere walker from …", "Hello, is Maria Delgado.", "hi raj, kylie brennan
+    here"; asked for it, a reply of two or three plain words is the name, whatever its case
+    ("rohan shetty"); after the agent's opening line, a name the reply starts with ("Tobias
+    Wendt, data platform team.")."""
+    greeted = False
+    for index, sentence in enumerate(re.split(r"(?<=[.!?])\s+", text.strip())[:3]):
+        rest = _GREETING.sub("", sentence)
+        greeted = greeted or rest != sentence  # "Morning! David Okafor."
+        if agent and re.match(rf"{re.escape(agent)}\b", rest, re.I):  # not "Ananya" for "A"
+            rest = _GREETING.sub("", rest[len(agent) :].lstrip(" ,!."))  # "Hi Jess, …"
+            greeted = True
+        elif greeted and (vocative := re.match(r"[A-Za-z]+,\s+(?=\S+\s+\S)", rest)):
+            rest = rest[vocative.end() :]  # "hi raj, kylie brennan here": whoever raj is
+        intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
+        rest = rest[intro.end() :] if intro else rest
+        words: list[str] = []
+        for word in re.findall(r"[A-Za-z][\w'-]*|\S", rest)[:5]:
+            if (
+                not re.fullmatch(r"[A-Za-z][\w'-]*", word)
+                or word.lower() in GENERIC | _COMMON | _NOT_A_SURNAME
+                or word in _NOT_NAMES
+            ):
+                break
+            if (
+                words
+                and words[0][:1].isupper()
+                and not word[:1].isupper()
+                and word not in _PARTICLES
+            ):
+                break  # "Gloria Watts again", not "Joost de Vries"
+            if re.search(r"\d", word) or re.search(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]", word):
+                words = []  # "ThinkPad T14": a product, not a person
+                break
+            words.append(word)
+        words = words[: 3 + sum(w in _PARTICLES for w in words)]
+        tail = rest[len(" ".join(words)) :] if words else rest
+        capital = bool(words) and all(w[:1].isupper() for w in words)
+        if not words or (not _AFTER_NAME.match(tail) and not (capital and intro)):
+            continue  # a lower-case name must end where names end ("mere walker from …")
+        here = greeted and _HERE.match(tail)  # "hi raj, kylie brennan here"
+        first = opening and index == 0 and len(words) > 1 and tail.lstrip().startswith(",")
+        if (capital and ((len(words) > 1 and greeted) or intro or asked or first)) or (
+            (intro or asked or here) and 1 < len(words) <= 3 + sum(w in _PARTICLES for w in words)
+        ):
+            name = " ".join(
+                w if w[:1].isupper() or w in _PARTICLES else w.capitalize() for w in words
+            )
+            return name, "introduction" if intro or not asked else "answer"
+        if len(rest.split()) > 1:  # "Hi doc. Rahul Menon, …": a word after hello still greets
+            greeted = False  # only a sentence right after the greeting introduces
+    for match in re.finditer(rf"(?P<v>{NAME})\s+(?i:here|speaking|this side)\b", text):
+        return match.group("v"), "introduction"
+    return None

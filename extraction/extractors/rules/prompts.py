@@ -20,7 +20,7 @@ from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
 from extraction.extractors.rules.fields import Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
-from extraction.extractors.rules.strings import after_cue, kinds_named, proper_nouns
+from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
 
 OFFER = re.compile(
     r"\b(shall i|should i|can i|may i|i'll|i will|i can|i could|we'll|we will|we can|we could|let's|let me|"
@@ -108,7 +108,8 @@ def _rank(
 # product designer role" (the user as subject, not "Dr Rao will see you").
 ABOUT_YOU = re.compile(
     r"^\W*(?:\w+[,.!]\s+)?(?:you|your)\b|\byour\s+(?:[\w-]+\s+){0,3}(?:is|are|was|has|have)\b"
-    r"|\b(?:will|'ll|can)\s+(?:call|visit|see|contact|ring|meet|come to|deliver to|pick up)\s+you\b",
+    r"|\b(?:will|'ll|can)\s+(?:call|visit|see|contact|ring|meet|come to|deliver to|pick up)\s+you\b"
+    r"|\byou(?:'ll| will| would)?\s+(?:pay|owe|get back|receive|be charged|be refunded)\b",  # "so you pay ¥2,640"
     re.I,
 )
 # A question that asks the user to confirm what was just said, or to accept an offer.
@@ -184,6 +185,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
             continue
         # A sentence proposes one thing, its best-named value; or one per thing it names
         # ("the lamp is out for delivery; the blender and the rug are in transit").
+        owners = _result_first(owners, sentence)
         top = max(o[0] for o, _ in owners)
         for (points, profile, cue), mention in owners:
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
@@ -205,10 +207,29 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     return prompt
 
 
+# "£90 list, so with your discount you pay £72", "which makes 115", "that comes to 4,620"
+_RESULT = re.compile(
+    r",\s*so\b|\bwhich (?:makes|comes to)\b|\bthat (?:makes|comes to)\b|\bin total\b", re.I
+)
+
+
+def _result_first(owners: list[Any], sentence: str) -> list[Any]:
+    """A value said as the result of the ones before it, for the same field, is the one meant."""
+    out = list(owners)
+    top = max((o[0] for o, _ in owners), default=0.0)
+    for i, ((_, profile, cue), mention) in enumerate(owners):
+        earlier = [m for (_, p, _), m in owners if p is profile and m.end <= mention.start]
+        if earlier and _RESULT.search(sentence, earlier[-1].end, mention.start):
+            out[i] = ((top + 0.01, profile, cue), mention)
+    return out
+
+
 def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
     """ "Am I speaking with Ms Aisha Khan?": the user's name, proposed."""
     match = NAME_CHECK.search(question) if question_kind(question) == "yn" else None
     profile = next((p for p in fields if p.person_name), None)
+    if match and (match.group("v").isupper() or is_ordinary(match.group("v").split()[0])):
+        match = None  # "Is that OK with you?"
     if match and profile is not None:
         name = match.group("v")
         prompt.proposals.append(

@@ -20,6 +20,7 @@ from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
 from extraction.extractors.rules.naming import (
+    BODY_PARTS,
     CODE,
     CODE_WORDS,
     RELATION_NAMED,
@@ -78,6 +79,9 @@ class Qualifiers:
         self.vocab: dict[str, list[str]] = {
             k: [] if k in self.coded else list(p.qualifiers) for k, p in self.fields.items()
         }
+        for words in self.vocab.values():  # a field per body part knows them all
+            if set(words) & BODY_PARTS:
+                words += sorted(BODY_PARTS - set(words), key=len, reverse=True)
         for key, profile in self.fields.items():  # fields of one noun share their kinds
             for other, noun in nouns.items():
                 if noun and noun == nouns[key] and profile.qualifier_kind == "word":

@@ -44,7 +44,7 @@ MOVED_BONUS = 1.0  # "moved it to Friday the 13th": a new date for a field that 
 _MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"
                     r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?)"
                     r"\b[^.;!?]{0,30}\b(?:to|for|until)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:the\s+)?$", re.I)  # fmt: skip
-_ELLIPSIS = re.compile(r"^\W*(?:and\s+|but\s+)?(?:mine|ours|hers|his|theirs)\b", re.I)
+_ELLIPSIS = re.compile(r"^\W*(?:and\s+|but\s+)?(?:mine|ours)\b", re.I)  # not "hers": someone else's
 SAME_DAY_PENALTY = 0.8  # "today", "tonight": a time of day more often than a field's date  # the agent's turn or the sentence names one of the field's things
 
 
@@ -357,8 +357,8 @@ def _own_after(clause: str, end: int) -> bool:
     user's own words after the other's."""
     return bool(
         re.search(
-            r"\b(so|but|and)\s+(i|we|my|our)\b|\bplease\b|"
-            r"\b(?:make|move|change|put|book|set|push) it\b",
+            r"\b(so|but|and)\s+(i|we|my|our)\b|"
+            r"\b(?:please\s+)?(?:make|move|change|put|book|set|push) it\b",
             clause[end:],
             re.I,
         )

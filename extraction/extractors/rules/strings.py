@@ -156,66 +156,6 @@ def clean(phrase: str) -> str:
     return phrase.strip(" .!?;,:'\"()")
 
 
-_GREETING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|morning|"
-    r"evening|afternoon|yes|yeah|yep|ya|so|um|uh|oh|ok|okay|sure)\b[,.!\s]*)+",
-    re.I,
-)
-_INTRO = re.compile(
-    r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
-    r"myself|call me|you're speaking (?:to|with)|speaking with)\s+",
-    re.I,
-)
-_WEAK_INTRO = re.compile(r"^\W*(?:it's|its|it is|is)\s+", re.I)  # only when greeting or asked
-_AFTER_NAME = re.compile(
-    r"\s*(?:$|[.,;!?]|\b(?:here|speaking|this side|from|calling|and|again)\b)", re.I
-)
-
-
-def person_name(text: str, asked: bool, agent: str = "") -> tuple[str, str] | None:
-    """(name, cue) when the turn gives the speaker's name: "Hi Jess, Raj Malhotra.", "I'm Priyanka
-    Jain", "hey tama its mere walker from …", "Hello, is Maria Delgado."; asked for it, a reply of
-    two or three plain words is the name, whatever its case ("rohan shetty")."""
-    greeted = False
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip())[:3]:
-        rest = _GREETING.sub("", sentence)
-        greeted = greeted or rest != sentence  # "Morning! David Okafor."
-        if agent and re.match(rf"{re.escape(agent)}\b", rest, re.I):  # not "Ananya" for "A"
-            rest = _GREETING.sub("", rest[len(agent) :].lstrip(" ,!."))  # "Hi Jess, …"
-            greeted = True
-        intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
-        rest = rest[intro.end() :] if intro else rest
-        words: list[str] = []
-        for word in re.findall(r"[A-Za-z][\w'-]*|\S", rest)[:5]:
-            if (
-                not re.fullmatch(r"[A-Za-z][\w'-]*", word)
-                or word.lower() in GENERIC | _COMMON
-                or word in _NOT_NAMES
-            ):
-                break
-            if words and words[0][:1].isupper() and not word[:1].isupper():
-                break  # "Gloria Watts again"
-            if re.search(r"\d", word) or re.search(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]", word):
-                words = []  # "ThinkPad T14": a product, not a person
-                break
-            words.append(word)
-        words = words[:3]
-        tail = rest[len(" ".join(words)) :] if words else rest
-        capital = bool(words) and all(w[:1].isupper() for w in words)
-        if not words or (not _AFTER_NAME.match(tail) and not (capital and intro)):
-            continue  # a lower-case name must end where names end ("mere walker from …")
-        if (capital and ((len(words) > 1 and greeted) or intro or asked)) or (
-            (intro or asked) and 1 < len(words) <= 3
-        ):
-            name = " ".join(w if w[:1].isupper() else w.capitalize() for w in words)
-            return name, "introduction" if intro or not asked else "answer"
-        if rest.strip():
-            greeted = False  # only a sentence right after the greeting introduces
-    for match in re.finditer(rf"(?P<v>{NAME})\s+(?i:here|speaking|this side)\b", text):
-        return match.group("v"), "introduction"
-    return None
-
-
 def proper_nouns(text: str, skip: set[str] | None = None) -> list[tuple[str, int]]:
     """Capitalised spans ("Booking.com", "Star Health", "Dr Rao"), with their offsets; the
     first word of a sentence counts only when it is not an ordinary word."""

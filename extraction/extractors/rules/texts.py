@@ -17,13 +17,13 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.fields import Profile, content_words, cue_score
+from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.prompts import OFFER
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
     after_cue,
     after_cues,
     answer_phrase,
-    person_name,
     replaced,
 )
 from extraction.values import PHONE
@@ -57,7 +57,8 @@ def name_claims(ctx: Context) -> list[Claim]:
         if not profile.person_name:
             continue
         agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
-        found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent)
+        opening = ctx.prompt is not None and ctx.prompt.turn.seq == 1  # "…, Jana speaking."
+        found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening)
         if found and found[0].split()[0].lower() != agent:
             out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
