@@ -7,6 +7,7 @@ import pytest
 
 from extraction.extractors import Usage, WindowTurn
 from extraction.extractors.rules import RulesExtractor
+from extraction.extractors.rules.dates import dates_in
 from extraction.stages.compress import atomicity_problems, is_duplicate
 from extraction.text import absolutise, find_date, resolve_pronouns
 from extraction.values import find_money, value_signature
@@ -173,3 +174,18 @@ def test_emails_phones_and_enum_choices_by_field() -> None:
         ("phone", "+91 98765 43210"),
         ("diet", "vegetarian"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The network team changed the timeout on Friday night.", "2026-06-19"),
+        ("The plumber came Monday.", "2026-06-22"),
+        ("I have moved it to Friday.", "2026-06-26"),
+        ("I've booked you on Friday.", "2026-06-26"),
+        ("Can you come on Friday?", "2026-06-26"),
+    ],
+)
+def test_a_weekday_told_of_in_the_past_is_the_one_gone_by(text: str, day: str) -> None:
+    tuesday = datetime.date(2026, 6, 23)
+    assert [str(d.day) for d in dates_in(text, tuesday)] == [day]

@@ -188,6 +188,8 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             day = _resolve(kind, match, today)
         except (ValueError, KeyError):
             continue
+        if day is not None and kind == "weekday" and _in_the_past(match, text):
+            day -= datetime.timedelta(days=7)  # "they changed it on Friday night": the last one
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -195,6 +197,30 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         # "The 14th, that Monday": the day of the month says it; a bare weekday only agrees
         found = [f for f in found if not (f.kind == "weekday" and f.phrase.lower() in WEEKDAYS)]
     return _in_month_said(sorted(found, key=lambda f: f.start))
+
+
+_PAST_VERB = re.compile(
+    r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
+    r"\w{3,}ed)\b",
+    re.I,
+)
+_NOT_PAST = re.compile(
+    r"\b(?:will|'ll|going to|gonna|shall|can|could|would|should|next|coming|plan\w*|want\w*|need\w*|"
+    r"let's|please|book\w*|schedul\w*|arrang\w*|expect\w*|hope\w*|to|for|until|till|by|have|has|"
+    r"'ve|i'm|we're|is|are)\b",
+    re.I,
+)
+
+
+def _in_the_past(match: re.Match[str], text: str) -> bool:
+    """ "The team changed the timeout on Friday night", said on a Tuesday: a weekday told of in
+    the simple past is the one gone by, not the next ("I've booked you on Friday" is ahead)."""
+    if (match.group("which") or "on").lower() != "on" or match.group("next"):
+        return False
+    start = max(text.rfind(".", 0, match.start()), text.rfind("?", 0, match.start()),
+                text.rfind("!", 0, match.start())) + 1  # fmt: skip
+    before = text[start : match.start()]
+    return bool(_PAST_VERB.search(before)) and not _NOT_PAST.search(before)
 
 
 def _in_month_said(found: list[DateMention]) -> list[DateMention]:
