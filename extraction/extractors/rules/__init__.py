@@ -27,6 +27,7 @@ from extraction.extractors.rules.acts import accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, profiles
 from extraction.extractors.rules.keep import keep_last_per_field
+from extraction.extractors.rules.measures import field_amounts
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
 from extraction.extractors.rules.prompts import Prompt, read_prompt
@@ -178,12 +179,9 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
     above 40k": a bare "35" is 35k)."""
     if prompt is None or not prompt.asked or prompt.asked[0][0].type != "money":
         return None
-    field = prompt.asked[0][0]
-    stored = [a for a in money_in(current.get(field.key, "")) if a.explicit]
+    stored, amounts = field_amounts(prompt.asked[0][0], current)
     if stored:
         return stored[0]
-    examples = [str(e) for e in field.field.get("examples") or []]
-    amounts = [a for e in examples for a in money_in(e) if a.explicit]
     units = {a.unit for a in amounts}
     return amounts[0] if len(units) == 1 and units != {1.0} else None
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from extraction.extractors.rules.amounts import money_in
+from extraction.extractors.rules.amounts import Amount, money_in
 from extraction.extractors.rules.fields import Profile, stem
 from extraction.extractors.rules.mentions import BARE, Mention
 
@@ -49,9 +49,17 @@ def in_thousands(profile: Profile, mention: Mention, known: Mapping[str, str]) -
     amounts run to tens of thousands (its examples, its stored value) is said in thousands."""
     if profile.type != "money" or mention.how != BARE or not 0 < mention.value["amount"] < 1000:
         return False
-    said = [*(str(e) for e in profile.field.get("examples") or []), known.get(profile.key, "")]
-    amounts = [a.amount for text in said for a in money_in(text) if a.explicit]
+    stored, examples = field_amounts(profile, known)
+    amounts = [a.amount for a in [*examples, *stored]]
     return bool(amounts) and min(amounts) >= 10_000
+
+
+def field_amounts(profile: Profile, known: Mapping[str, str]) -> tuple[list[Amount], list[Amount]]:
+    """(the amounts its stored value states, those its examples state): what a money field's
+    amounts look like, for a bare one said to it."""
+    stored = [a for a in money_in(known.get(profile.key, "")) if a.explicit]
+    examples = [str(e) for e in profile.field.get("examples") or []]
+    return stored, [a for e in examples for a in money_in(e) if a.explicit]
 
 
 def unit_points(profile: Profile, mention: Mention) -> float:
