@@ -171,3 +171,28 @@ def test_a_field_kept_per_body_part_knows_every_body_part(desk: Agent, customer:
     facts = current(customer)
     assert facts["pain_level:wrist"][0] == 6
     assert facts["pain_level:shoulder"][0] == 3
+
+
+def test_a_dollar_is_the_dollar_of_the_place_the_conversation_is_in(
+    desk: Agent, customer: EndUser
+) -> None:
+    converse(desk, customer, WED_JUN_3,
+             "What can I help with?", "We're renovating our place in Brisbane, the kitchen mostly.",
+             "What's the most you'd spend?", "We can't go above $40k. Our neighbours in Brisbane spent 60.",
+             "And the callout fee you paid?", "It was $95.")  # fmt: skip
+    facts = current(customer)
+    assert facts["renovation_budget"][0] == {"amount": 40000, "currency": "AUD"}
+    assert facts["callout_fee"][0] == {"amount": 95, "currency": "AUD"}
+
+
+def test_a_dollar_stays_the_us_dollar_when_a_place_abroad_is_named_once_or_usd_is_said(
+    desk: Agent, customer: EndUser
+) -> None:
+    converse(desk, customer, WED_JUN_3,
+             "What can I help with?", "The kitchen. My sister in Toronto just redid hers.",
+             "What's the most you'd spend?", "We can't go above $40k.")  # fmt: skip
+    assert current(customer)["renovation_budget"][0] == {"amount": 40000, "currency": "USD"}
+    converse(desk, customer, WED_JUN_17,
+             "Where is the job?", "In Sydney. We moved to Sydney in May.",
+             "And the callout fee?", "It was 95 USD, I paid it with my US card.")  # fmt: skip
+    assert current(customer)["callout_fee"][0] == {"amount": 95, "currency": "USD"}

@@ -30,6 +30,7 @@ from extraction.extractors.rules.keep import keep_last_per_field
 from extraction.extractors.rules.measures import field_amounts
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
+from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID, place_currency
 from extraction.extractors.rules.prompts import Prompt, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
@@ -62,7 +63,9 @@ class RulesExtractor:
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
-        named = _currencies_named(turns)  # the currencies the conversation itself names
+        local = place_currency([t.text for t in turns], current.values())
+        dollar = _dollar(turns, current, local)  # what "$" is here, when not the US dollar
+        named = _currencies_named(turns, dollar)  # the currencies the conversation names
         reader = _Reader(fields_, vectors, _currency(current, fields, named))
         claims: list[Claim] = []
         prompt: Prompt | None = None
@@ -106,7 +109,7 @@ class RulesExtractor:
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
             prompt = None
-        _fill_currency(claims, named, current)
+        _fill_currency(claims, named, current, dollar, local)
         return [_fact(c) for c in claims]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
@@ -281,23 +284,35 @@ def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim
     return out
 
 
-def _currencies_named(turns: list[WindowTurn]) -> set[str]:
-    return {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+def _currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
+    named = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+    return {dollar if dollar and code == "USD" else code for code in named}
 
 
-def _fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, str]) -> None:
+def _dollar(turns: list[WindowTurn], current: Mapping[str, str], local: str | None) -> str | None:
+    """The dollar a "$" is where the conversation is (places.py), or the one the user's stored
+    amounts are in; None (the US dollar) when someone says "USD" or "US dollars"."""
+    if any(US_DOLLAR_SAID.search(t.text) for t in turns):
+        return None
+    if local in DOLLARS:
+        return local
+    stored = {a.currency for v in current.values() for a in money_in(v) if a.currency}
+    return next(iter(stored & DOLLARS), None) if len(stored & DOLLARS) == 1 else None
+
+
+def _fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, str],
+                   dollar: str | None, local: str | None) -> None:  # fmt: skip
     """An amount said before any currency was ("Four hundred and twenty-five thousand", then
-    "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one."""
+    "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one,
+    else in the currency of the place it is about (``local``); "$" is ``dollar`` there."""
     said = named | {a.currency for v in current.values() for a in money_in(v) if a.currency}
-    if len(said) != 1:
-        return
-    code = said.pop()
+    code = said.pop() if len(said) == 1 else None if said else local
     for claim in claims:
-        if (
-            isinstance(claim.value, dict)
-            and "currency" in claim.value
-            and not claim.value["currency"]
-        ):
+        if not isinstance(claim.value, dict) or "currency" not in claim.value:
+            continue
+        if dollar and claim.value["currency"] == "USD":
+            claim.value = {**claim.value, "currency": dollar}
+        elif code and not claim.value["currency"]:
             claim.value = {**claim.value, "currency": code}
 
 

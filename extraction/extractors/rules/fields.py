@@ -284,8 +284,11 @@ def _profile(f: dict[str, Any], vector: np.ndarray, example_vectors: np.ndarray)
                           r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|"
                           r"nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
     )  # fmt: skip
+    # Examples written in lower case ("in the blue recycling box") overrule a description's
+    # hint ("Where the driver may leave parcels"): the values are phrases, not names.
+    phrases = bool(templates) and not any(t.value[:1].isupper() for t in templates)
     proper = f["type"] == "string" and (
-        person_name or bool(_PROPER_HINT.search(haystack))
+        person_name or (bool(_PROPER_HINT.search(haystack)) and not phrases)
         or any(t.value[:1].isupper() for t in templates)
     )  # fmt: skip
     return Profile(f, f["key"], f["type"], field_words(f), key_words, qualifiers, kind, templates,

@@ -7,12 +7,20 @@ import re
 from extraction.extractors.rules.acts import CORRECTION
 from extraction.extractors.rules.reader import Claim, same_value
 
+# A total after its parts: the value the field holds is the sum, not the last part.
+_TOTAL = re.compile(
+    r"\b(?:together|altogether|in total|total(?:ling|ing)?|all in|all told|in all|combined|"
+    r"that makes|makes it|comes to|adds up to|overall)\b",
+    re.I,
+)
+
 
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
     """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
-    the later one; a value that differs from what memory holds beats the one it holds (the old
-    value is said beside the new: "CBSE after all, IB fees are too much"); otherwise the
-    better-supported one, the later one on a near tie."""
+    the later one, and so does a total after its parts ("45 euro. So together 425"); a value
+    that differs from what memory holds beats the one it holds (the old value is said beside
+    the new: "CBSE after all, IB fees are too much"); otherwise the better-supported one, the
+    later one on a near tie."""
     by_key: dict[str, list[Claim]] = {}
     for claim in claims:
         by_key.setdefault(claim.key, []).append(claim)
@@ -34,6 +42,9 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
         ):
             chosen = mine[-1]
             chosen.why["corrects"] = str(mine[0].value)
+        elif len(mine) > 1 and _TOTAL.search(text[mine[-2].span[1] : mine[-1].span[0]]):
+            chosen = mine[-1]  # "…, 45 euro. So together 425.": the sum of what was said
+            chosen.why["total"] = True
         elif held and 0 < len(news) < len(group):
             chosen = news[-1]
         else:

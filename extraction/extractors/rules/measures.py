@@ -62,10 +62,27 @@ def field_amounts(profile: Profile, known: Mapping[str, str]) -> tuple[list[Amou
     return stored, [a for e in examples for a in money_in(e) if a.explicit]
 
 
+# Units a field can be measured in (its key or description names one), with their spellings.
+_MEASURES = {"kg": {"kg", "kilo", "kilogram"}, "lb": {"lb", "pound"}, "km": {"km", "kilometre",
+             "kilometer"}, "mile": {"mile"}, "gb": {"gb", "gig", "gigabyte"}, "mb": {"mb",
+             "megabyte"}, "mg": {"mg", "milligram"}, "ml": {"ml", "millilitre", "milliliter"},
+             "cm": {"cm", "centimetre", "centimeter"}, "litre": {"litre", "liter", "l"}}  # fmt: skip
+
+
+def measured_in(profile: Profile) -> str | None:
+    """The unit a field is measured in ("parcel_weight_kg", "data cap in GB"), if it names one."""
+    text = f"{profile.key} {profile.field.get('description', '')}".lower().replace("_", " ")
+    words = {stem(w) for w in re.findall(r"[a-z]+", text)}
+    return next((unit for unit in _MEASURES if unit in words), None)
+
+
 def unit_points(profile: Profile, mention: Mention) -> float:
     after = [stem(w) for w in re.findall(r"[a-z%]+", mention.after)]
     if not after:
         return 0.0
+    measure = measured_in(profile)
+    if measure and after[0] in profile.words and after[0] not in _MEASURES[measure]:
+        return -1.0  # "two parcels" for a parcel's weight in kg: a count of parcels
     if time_unit(after[0]) and (
         time_unit(profile.key) or time_unit(profile.field.get("description", ""))
     ):

@@ -195,7 +195,7 @@ def answer_phrase(profile: Profile, reply: str) -> str | None:
             return None
     phrase = clean(first)
     words = re.findall(r"\w+", phrase)
-    if not words or len(words) > 7 or all(w.lower() in GENERIC for w in words):
+    if not words or len(words) > 10 or all(w.lower() in GENERIC for w in words):
         return None
     return phrase[:1].upper() + phrase[1:] if profile.proper else phrase
 
@@ -217,11 +217,17 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
 _CODE = re.compile(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*")
 
 
-def after_cues(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
-    """Every value after an example's lead-in, or after a word of the field: (value, cue, where)."""
+_FUNCTION = {"in", "on", "at", "with", "to", "for", "from", "into", "by", "of", "the", "a", "an",
+             "is", "are", "it", "its", "my", "our"}  # fmt: skip
+
+
+def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[str, str, int]]:
+    """Every value after an example's lead-in, or after a word of the field: (value, cue, where).
+    A lead-in of function words only ("in the blue box") is a cue only when the field was
+    ``asked`` about: otherwise "they show in transit" would be a place."""
     out: list[tuple[str, str, int]] = []
     for template in profile.templates:
-        if not template.before:
+        if not template.before or not (asked or set(template.before) - _FUNCTION):
             continue
         for at in _lead_ins(template.before, clause):
             rest = re.sub(r"^\s*(?:to|at|in|on|for|from|with|of|as|by|is|are)\b", "", clause[at:])

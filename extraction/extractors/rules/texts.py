@@ -107,6 +107,8 @@ def answer_claims(
     if fixed and fixed[-1] + 1 < len(said):  # "Latex. Oh wait, sorry, not latex … Mine is codeine."
         text = " ".join(said[fixed[-1] + 1 :])
     first = sentences(text)[0] if sentences(text) else text
+    # the first sentence even when the next starts in lower case ("at the gate. he's there 24h")
+    first = re.split(r"(?<=[.!?])\s+", first.strip())[0]
     if third_party(first) and not profile.qualified:
         ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
         return []
@@ -182,7 +184,8 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     )
                     taken.add(profile.key)
                     continue
-                found = after_cues(profile, clause)
+                asked = ctx.prompt is not None and any(p is profile for p, _, _ in ctx.prompt.asked)
+                found = after_cues(profile, clause, asked)
                 owner = third_party(clause)
                 if found and owner and not profile.qualified:
                     ctx.dropped.append(

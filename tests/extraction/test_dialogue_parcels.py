@@ -1,0 +1,69 @@
+"""The offline extractor on a parcel desk: a total said after its parts, a count that is not a
+measure, a lead-in of function words that is no cue unless the field was asked about, and a
+place described in a phrase. Conversation text in, facts out, on a schema written for these
+tests."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from memory.models import EndUser
+from memory.services import hot_document_load
+from schemas.models import Agent
+from schemas.services import agent_create
+from tenants.models import Tenant
+from tests.extraction.test_dialogue import _no_enqueue, converse, current  # noqa: F401 (autouse)
+
+MON_MAR_2 = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PARCELS: list[dict[str, Any]] = [
+    {"key": "refund_amount", "description": "What the customer asks back for a damaged order",
+     "category": "temporal", "type": "money", "examples": ["the lamp was worth 60 quid"]},
+    {"key": "parcel_weight_kg", "description": "Weight of the parcel to collect", "category":
+     "temporal", "type": "number"},
+    {"key": "drop_spot", "description": "Where the courier may leave parcels if nobody's home",
+     "category": "temporal", "type": "string",
+     "examples": ["in the blue recycling box", "with the neighbour at no. 7"]},
+]  # fmt: skip
+
+
+@pytest.fixture
+def desk(tenant_a: Tenant) -> Agent:
+    return agent_create(tenant_id=tenant_a.pk, slug="parcels", name="P", schema_fields=PARCELS,
+                        actor="t")  # fmt: skip
+
+
+@pytest.fixture
+def sender(tenant_a: Tenant, desk: Agent) -> EndUser:
+    user = EndUser.objects.create(tenant=tenant_a, external_id="ps-7")
+    hot_document_load(agent=desk, end_user=user)
+    return user
+
+
+def test_a_total_after_its_parts_is_the_value(desk: Agent, sender: EndUser) -> None:
+    converse(desk, sender, MON_MAR_2,
+             "What amount are you claiming?", "The shop says 380 euro for the screen.",
+             "Shall I set the refund at 380 euros?",
+             "Yes. Oh, and the charger is broken too, 45 euro. So together 425.")  # fmt: skip
+    assert current(sender)["refund_amount"][0] == {"amount": 425, "currency": "EUR"}
+
+
+def test_a_count_of_parcels_is_not_their_weight(desk: Agent, sender: EndUser) -> None:
+    converse(desk, sender, MON_MAR_2,
+             "How can I help?", "I'm waiting for two parcels, both show in transit since Monday.",
+             "How heavy is the one to collect?", "About 4 kg.")  # fmt: skip
+    facts = current(sender)
+    assert facts["parcel_weight_kg"][0] == 4
+    assert "drop_spot" not in facts  # "in transit" is no place to leave a parcel
+
+
+def test_the_answer_to_where_is_the_phrase_said(desk: Agent, sender: EndUser) -> None:
+    converse(desk, sender, MON_MAR_2,
+             "Where should drivers leave parcels in future if you're out?",
+             "behind the green bin by the side gate")  # fmt: skip
+    assert current(sender)["drop_spot"][0] == "behind the green bin by the side gate"
