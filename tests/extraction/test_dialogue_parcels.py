@@ -67,3 +67,25 @@ def test_the_answer_to_where_is_the_phrase_said(desk: Agent, sender: EndUser) ->
              "Where should drivers leave parcels in future if you're out?",
              "behind the green bin by the side gate")  # fmt: skip
     assert current(sender)["drop_spot"][0] == "behind the green bin by the side gate"
+
+
+def test_the_name_of_the_one_spoken_to_is_no_value(tenant_a: Tenant) -> None:
+    from extraction.services import extraction_run_execute, extraction_run_request
+    from memory.services import session_open
+    from memory.services.turns import TurnIn, turn_append
+
+    fields = [{"key": "occupation", "description": "The user's job or role", "category":
+               "profile", "type": "string", "examples": ["I work as a Nurse"]}]  # fmt: skip
+    agent = agent_create(tenant_id=tenant_a.pk, slug="chat", name="C", schema_fields=fields,
+                         actor="t")  # fmt: skip
+    user = EndUser.objects.create(tenant=tenant_a, external_id="ch-1")
+    opened = session_open(tenant_id=tenant_a.pk, agent_id=agent.pk, end_user_id=user.pk,
+                          metadata={"participants": {"user": "John", "assistant": "Maria"}})  # fmt: skip
+    lines = [("assistant", "What do you do for work these days, John?"),
+             ("user", "Maria, you know me! Still at the same place.")]  # fmt: skip
+    turn_append(tenant_id=tenant_a.pk, session_id=opened.id, turns=[
+        TurnIn(role, text, occurred_at=MON_MAR_2 + datetime.timedelta(minutes=i))
+        for i, (role, text) in enumerate(lines)])  # fmt: skip
+    run = extraction_run_request(tenant_id=tenant_a.pk, agent_id=agent.pk, end_user_id=user.pk)
+    assert run is not None and extraction_run_execute(run_id=run.pk) is not None
+    assert "occupation" not in current(user)

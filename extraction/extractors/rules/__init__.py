@@ -110,7 +110,7 @@ class RulesExtractor:
             ]
             prompt = None
         _fill_currency(claims, named, current, dollar, local)
-        return [_fact(c) for c in claims]
+        return [_fact(c) for c in claims if not _a_speakers_name(c)]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         return compress(segment)
@@ -174,6 +174,21 @@ class _Reader:
         claims += cue_claims(ctx, taken, current)
         claims += _confirmations(ctx, claims)
         return claims
+
+
+def _a_speakers_name(claim: Claim) -> bool:
+    """A text value that is the name of one of the two speakers ("Thanks, Maria!" read as a job
+    or a language): a name is only ever the value of a field that holds names."""
+    if claim.profile.type != "string" or claim.profile.person_name:
+        return False
+    if claim.profile.qualifier_kind == "name":
+        return False
+    value = str(claim.value).strip(" .,!?").lower()
+    turn = claim.turns[-1]
+    names = {
+        n.lower() for who in (turn.speaker, turn.listener) for n in (who, *who.split()[:1]) if n
+    }
+    return value in names
 
 
 def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | None:

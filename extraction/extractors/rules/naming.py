@@ -12,7 +12,13 @@ from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.fields import _PER
 from extraction.extractors.rules.reader import Context
-from extraction.extractors.rules.strings import _COMMON, _NOT_NAMES, GENERIC, NAME, is_ordinary
+from extraction.extractors.rules.strings import (
+    _COMMON,
+    _CONTRACTION,
+    _NOT_NAMES,
+    GENERIC,
+    is_ordinary,
+)
 
 NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
 
@@ -113,6 +119,32 @@ _INTRO = re.compile(
     r"myself|call me|you're speaking (?:to|with)|speaking with)\s+",
     re.I,
 )
+_NAMING_INTRO = re.compile(  # the intros that only ever name
+    r"^\W*(?:my name is|my name's|name's|this is|myself|call me|you're speaking (?:to|with)|"
+    r"speaking with)\s+",
+    re.I,
+)
+# Lower-case words no name is made of: verbs and adverbs by their endings, and the words a
+# state starts with ("been", "after", "so", "not").
+_NOT_A_LOWER_NAME = re.compile(
+    r"[a-z]+(?:ing|ly|ed)|been|being|after|before|so|not|just|still|also|too|very|quite|pretty|"
+    r"really|always|never|all|about|over|back|done|going|gonna|good|great|fine|glad|sure|ready"
+)
+# "Mira here", "Raj Malhotra speaking"; not "Same here!", "I'm here for you", "Always here to
+# help", "Thanks, Melanie. Here's one".
+_NAME_HERE = re.compile(
+    r"(?<![\w'\u2019])(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})\s+(?i:here|speaking|this side)"
+    r"(?![\w'\u2019])(?!\s+(?i:for|to|if|with|whenever|too|as well|and)\b)"
+)
+_NOT_HERE = {"same", "always", "everyone", "everybody", "someone", "somebody", "nobody", "anyone",
+             "right", "still", "nothing", "everything", "glad", "happy", "welcome", "back", "over",
+             "up", "out", "down", "thanks", "all", "we", "they", "you", "i"}  # fmt: skip
+# A greeting proper: "Sure! I'm lactose intolerant" is no introduction.
+_SALUTATION = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|"
+    r"morning|evening|afternoon)\b",
+    re.I,
+)
 _WEAK_INTRO = re.compile(r"^\W*(?:it's|its|it is|is)\s+", re.I)  # only when greeting or asked
 _HERE = re.compile(r"\s*(?:here|speaking|this side|calling)\b", re.I)
 _PARTICLES = {
@@ -145,16 +177,20 @@ def person_name(
     here"; asked for it, a reply of two or three plain words is the name, whatever its case
     ("rohan shetty"); after the agent's opening line, a name the reply starts with ("Tobias
     Wendt, data platform team.")."""
-    greeted = False
+    greeted = saluted = False
     for index, sentence in enumerate(re.split(r"(?<=[.!?])\s+", text.strip())[:3]):
         rest = _GREETING.sub("", sentence)
         greeted = greeted or rest != sentence  # "Morning! David Okafor."
+        saluted = saluted or bool(_SALUTATION.match(sentence))
         if agent and re.match(rf"{re.escape(agent)}\b", rest, re.I):  # not "Ananya" for "A"
             rest = _GREETING.sub("", rest[len(agent) :].lstrip(" ,!."))  # "Hi Jess, …"
             greeted = True
         elif greeted and (vocative := re.match(r"[A-Za-z]+,\s+(?=\S+\s+\S)", rest)):
             rest = rest[vocative.end() :]  # "hi raj, kylie brennan here": whoever raj is
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
+        # "I'm" and "it's" introduce a state as often as a name ("I'm staying positive", "it's
+        # been tough"): a name in lower case after them needs a greeting or the question
+        state = bool(intro) and not _NAMING_INTRO.match(rest)
         rest = rest[intro.end() :] if intro else rest
         words: list[str] = []
         for word in re.findall(r"[A-Za-z][\w'-]*|\S", rest)[:5]:
@@ -182,8 +218,11 @@ def person_name(
             continue  # a lower-case name must end where names end ("mere walker from …")
         here = greeted and _HERE.match(tail)  # "hi raj, kylie brennan here"
         first = opening and index == 0 and len(words) > 1 and tail.lstrip().startswith(",")
+        plain = (intro and (not state or saluted)) or asked or here
         if (capital and ((len(words) > 1 and greeted) or intro or asked or first)) or (
-            (intro or asked or here) and 1 < len(words) <= 3 + sum(w in _PARTICLES for w in words)
+            plain
+            and 1 < len(words) <= 3 + sum(w in _PARTICLES for w in words)
+            and not any(_NOT_A_LOWER_NAME.fullmatch(w) for w in words)
         ):
             name = " ".join(
                 w if w[:1].isupper() or w in _PARTICLES else w.capitalize() for w in words
@@ -191,6 +230,9 @@ def person_name(
             return name, "introduction" if intro or not asked else "answer"
         if len(rest.split()) > 1:  # "Hi doc. Rahul Menon, …": a word after hello still greets
             greeted = False  # only a sentence right after the greeting introduces
-    for match in re.finditer(rf"(?P<v>{NAME})\s+(?i:here|speaking|this side)\b", text):
-        return match.group("v"), "introduction"
+    for match in _NAME_HERE.finditer(text):
+        head = match.group("v").split()[0]
+        if not (_CONTRACTION.fullmatch(head) or head.lower() in GENERIC | _COMMON | _NOT_HERE
+                or head in _NOT_NAMES):  # fmt: skip
+            return match.group("v"), "introduction"
     return None

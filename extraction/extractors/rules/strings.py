@@ -148,8 +148,23 @@ def is_ordinary(word: str) -> bool:
     return word.strip(".,!?;:") in _NOT_NAMES or word.lower() in _COMMON
 
 
+# "Yeah Maria, …", "Thanks, Mel! …": the name of the one spoken to, not part of an answer.
+_VOCATIVE = re.compile(
+    r"^\W*(?:yeah|yes|yep|thanks|thank you|hey|hi|hello|oh|well|ok|okay|sure|wow|nice one|aw+)"
+    r"[,!.]?\s+[A-Z][a-z]+\s*[,!]\s+",
+    re.I,
+)
+# Contractions are never names ("We're considering …" names no place).
+_CONTRACTION = re.compile(
+    r"(?:i|we|you|they|he|she|it|that|there|here|what|who|let|don|can|won|didn|isn|aren|wasn|"
+    r"doesn|haven|hasn|couldn|wouldn|shouldn)['\u2019](?:re|m|s|ve|ll|d|t)",
+    re.I,
+)
+
+
 def clean(phrase: str) -> str:
-    phrase = _LEAD.sub("", phrase.strip())
+    phrase = _VOCATIVE.sub("", phrase.strip())
+    phrase = _LEAD.sub("", phrase)
     cut = _TAIL.search(phrase)
     if cut and cut.start() > 0:
         phrase = phrase[: cut.start()]
@@ -165,7 +180,8 @@ def proper_nouns(text: str, skip: set[str] | None = None) -> list[tuple[str, int
         at_start = match.start() == 0 or re.search(r"[.!?]\s*$", text[: match.start()])
         words = value.split()
         while words and (
-            (words[0] in _NOT_NAMES and not (words[0] in _TITLES and len(words) > 1))
+            _CONTRACTION.fullmatch(words[0])
+            or (words[0] in _NOT_NAMES and not (words[0] in _TITLES and len(words) > 1))
             or (
                 words[0].lower() in GENERIC | _COMMON
                 and (at_start or words[0] in _NOT_NAMES or len(words) > 1)

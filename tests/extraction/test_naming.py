@@ -1,0 +1,43 @@
+"""Whose name a turn gives (extraction/extractors/rules/naming.py): introductions as callers
+make them, and the chit-chat that only looks like one."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.extractors.rules.naming import person_name
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi raj, kylie brennan here", "Kylie Brennan"),
+        ("hi, im kylie brennan", "Kylie Brennan"),
+        ("this is nadia brooks", "Nadia Brooks"),
+        ("I'm Priyanka Jain", "Priyanka Jain"),
+        ("Mira here, calling about the boiler", "Mira"),
+        ("Raj Malhotra speaking.", "Raj Malhotra"),
+    ],
+)
+def test_introductions(text: str, name: str) -> None:
+    found = person_name(text, asked=False)
+    assert found is not None and found[0] == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks! I'm staying positive and pushing forward.",  # a state after "I'm"
+        "Thanks! I'm feeling confident and won't give up.",
+        "Yeah, good flooring's crucial. I'm after Marley flooring, which studios use.",
+        "Sure! I'm lactose intolerant, so I'll need the dairy-free recipe.",  # no greeting
+        "Yeah, Gina! It's been tough, but I'm living my true self.",
+        "Same here! So have you been up to anything?",  # "X here" of a common word
+        "Anytime Nate! I'm here for you every step of the way.",
+        "No worries. Always here to help!",
+        "So sorry to hear about your loss, Maria. I'm here for you.",  # a sentence apart
+        "Thanks, Melanie. Here's one I painted last week.",
+    ],
+)
+def test_chit_chat_names_nobody(text: str) -> None:
+    assert person_name(text, asked=False) is None
