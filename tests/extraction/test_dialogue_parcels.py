@@ -89,3 +89,18 @@ def test_the_name_of_the_one_spoken_to_is_no_value(tenant_a: Tenant) -> None:
     run = extraction_run_request(tenant_id=tenant_a.pk, agent_id=agent.pk, end_user_id=user.pk)
     assert run is not None and extraction_run_execute(run_id=run.pk) is not None
     assert "occupation" not in current(user)
+
+
+def test_a_field_of_codes_takes_no_value_without_a_digit(tenant_a: Tenant) -> None:
+    fields = [{"key": "callback_number", "description": "Where we can call the customer back",
+               "category": "profile", "type": "string", "examples": ["ext. 3390", "+44 7700 900123"]}]  # fmt: skip
+    agent = agent_create(
+        tenant_id=tenant_a.pk, slug="it", name="I", schema_fields=fields, actor="t"
+    )
+    user = EndUser.objects.create(tenant=tenant_a, external_id="it-1")
+    hot_document_load(agent=agent, end_user=user)
+    converse(agent, user, MON_MAR_2, "What number can we call you back on?", "mm no, just email me")
+    assert "callback_number" not in current(user)
+    converse(agent, user, MON_MAR_2 + datetime.timedelta(days=1),
+             "What number can we call you back on?", "+44 7700 900456")  # fmt: skip
+    assert current(user)["callback_number"][0] == "+44 7700 900456"

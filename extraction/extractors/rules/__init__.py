@@ -26,7 +26,7 @@ from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, Windo
 from extraction.extractors.rules.acts import accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, profiles
-from extraction.extractors.rules.keep import keep_last_per_field
+from extraction.extractors.rules.keep import implausible, keep_last_per_field
 from extraction.extractors.rules.measures import field_amounts
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
@@ -98,6 +98,7 @@ class RulesExtractor:
                 ctx.turn.text,
                 current,
             )
+            found = [c for c in found if not implausible(c)]  # before memory holds it
             usage.notes += [{"kind": "not written", "value": str(d.value)[:200], "detail": d.reason,
                              "turns": [d.turn.ref()]} for d in ctx.dropped]  # fmt: skip
             for claim in found:
@@ -110,7 +111,7 @@ class RulesExtractor:
             ]
             prompt = None
         _fill_currency(claims, named, current, dollar, local)
-        return [_fact(c) for c in claims if not _a_speakers_name(c)]
+        return [_fact(c) for c in claims if not implausible(c)]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         return compress(segment)
@@ -174,21 +175,6 @@ class _Reader:
         claims += cue_claims(ctx, taken, current)
         claims += _confirmations(ctx, claims)
         return claims
-
-
-def _a_speakers_name(claim: Claim) -> bool:
-    """A text value that is the name of one of the two speakers ("Thanks, Maria!" read as a job
-    or a language): a name is only ever the value of a field that holds names."""
-    if claim.profile.type != "string" or claim.profile.person_name:
-        return False
-    if claim.profile.qualifier_kind == "name":
-        return False
-    value = str(claim.value).strip(" .,!?").lower()
-    turn = claim.turns[-1]
-    names = {
-        n.lower() for who in (turn.speaker, turn.listener) for n in (who, *who.split()[:1]) if n
-    }
-    return value in names
 
 
 def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | None:

