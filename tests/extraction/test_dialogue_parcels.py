@@ -104,3 +104,15 @@ def test_a_field_of_codes_takes_no_value_without_a_digit(tenant_a: Tenant) -> No
     converse(agent, user, MON_MAR_2 + datetime.timedelta(days=1),
              "What number can we call you back on?", "+44 7700 900456")  # fmt: skip
     assert current(user)["callback_number"][0] == "+44 7700 900456"
+
+
+def test_a_place_is_kept_as_the_examples_say_it_and_can_be_taken_back(
+    desk: Agent, sender: EndUser
+) -> None:
+    converse(desk, sender, MON_MAR_2,
+             "Anything else?", "if it comes and im out leave it in the letterbox, its small")  # fmt: skip
+    assert current(sender)["drop_spot"][0] == "in the letterbox"
+    converse(desk, sender, MON_MAR_2 + datetime.timedelta(days=2),
+             "Should the driver leave it somewhere if you're out?",
+             "Yes, please in the garage, the code is... no, better with the neighbour")  # fmt: skip
+    assert current(sender)["drop_spot"][0] == "with the neighbour"

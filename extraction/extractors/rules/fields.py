@@ -191,6 +191,10 @@ _DETERMINERS = {
 }
 
 
+_PLACING = {"in", "with", "at", "on", "behind", "under", "inside", "outside", "near", "by", "beside",
+            "next"}  # fmt: skip
+
+
 def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
     out = []
     for example in examples:
@@ -198,6 +202,11 @@ def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
         if not words:
             continue
         lowered = [w.lower() for w in words]
+        if lowered[0] in _PLACING and len(words) > 1 and example[:1].islower():
+            # "with the neighbour at no. 7": a phrase that places something, whole after its
+            # preposition (not cut at the digit)
+            out.append(Template((lowered[0],), " ".join(words[1:])))
+            continue
         cut = next((i for i, w in enumerate(words) if i and (w[:1].isupper() or w[:1].isdigit()
                     or w[:1] in "₹$€£")), None)  # fmt: skip
         if cut is None:

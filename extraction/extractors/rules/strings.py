@@ -200,6 +200,22 @@ _TITLES = {"Dr", "Prof"}  # part of the name they stand before ("Dr Schulz"); Mr
 _COMMON = set(["please", "thanks", "sorry", "good", "great", "fine", "well", "okay", "also", "just", "only", "actually", "yes", "no", "hi", "hello", "hey", "sure", "maybe", "perhaps", "probably", "yeah", "yep", "oh", "ah", "lovely", "nice", "cool", "mostly", "mainly", "shall", "should", "would", "could", "can", "will", "may", "might", "do", "does", "did", "is", "are", "was", "were", "have", "has", "what", "which", "when", "where", "who", "how", "why", "let", "lets", "let's", "any", "some", "every", "all", "if", "then", "there", "here"])  # fmt: skip
 
 
+_FUNCTION = {"in", "on", "at", "with", "to", "for", "from", "into", "by", "of", "the", "a", "an",
+             "is", "are", "it", "its", "my", "our"}  # fmt: skip
+
+
+def with_lead(profile: Profile, phrase: str, text: str) -> str | None:
+    """``phrase`` as ``text`` says it with the preposition the field's examples start with
+    ("with the security guard at the gate" for examples like "with the neighbour at no. 7")."""
+    leads = {e.split()[0].lower() for e in map(str, profile.field.get("examples") or [])
+             if e.split() and e.split()[0].lower() in _FUNCTION - {"the", "a", "an"}}  # fmt: skip
+    if not leads:
+        return None
+    said = re.search(rf"\b(?:{'|'.join(sorted(leads))})\s+(?:(?:the|a|an|my|our)\s+)?"
+                     rf"{re.escape(phrase)}", text, re.I)  # fmt: skip
+    return said.group(0) if said else None
+
+
 def answer_phrase(profile: Profile, reply: str) -> str | None:
     """The reply read as the answer to a question about a text field."""
     first = re.split(r"(?<=[.!?])\s+", reply.strip())[0]
@@ -213,6 +229,8 @@ def answer_phrase(profile: Profile, reply: str) -> str | None:
     words = re.findall(r"\w+", phrase)
     if not words or len(words) > 10 or all(w.lower() in GENERIC for w in words):
         return None
+    if not profile.proper:
+        phrase = with_lead(profile, phrase, first) or phrase  # "with the security guard …"
     return phrase[:1].upper() + phrase[1:] if profile.proper else phrase
 
 
@@ -233,25 +251,35 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
 _CODE = re.compile(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*")
 
 
-_FUNCTION = {"in", "on", "at", "with", "to", "for", "from", "into", "by", "of", "the", "a", "an",
-             "is", "are", "it", "its", "my", "our"}  # fmt: skip
-
-
 def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[str, str, int]]:
     """Every value after an example's lead-in, or after a word of the field: (value, cue, where).
     A lead-in of function words only ("in the blue box") is a cue only when the field was
-    ``asked`` about: otherwise "they show in transit" would be a place."""
+    ``asked`` about or one of its words comes just before ("leave it in the letterbox"):
+    otherwise "they show in transit" would be a place; for a field of phrases it is kept with
+    the value, as the example has it."""
     out: list[tuple[str, str, int]] = []
+    tokens = _tokens(clause)
     for template in profile.templates:
-        if not template.before or not (asked or set(template.before) - _FUNCTION):
+        weak = not set(template.before) - _FUNCTION  # "in the blue box": "in" leads it
+        if not template.before:
             continue
         for at in _lead_ins(template.before, clause):
+            # a weak lead-in needs the question, or a word of the field just before it
+            # ("leave it in the letterbox"; not "two parcels, both show in transit")
+            first = (
+                next(i for i, (_, end) in enumerate(tokens) if end == at) + 1 - len(template.before)
+            )
+            near = {t for t, _ in tokens[max(0, first - 2) : first]}
+            if weak and not asked and not near & set(profile.words):
+                continue
             rest = re.sub(r"^\s*(?:to|at|in|on|for|from|with|of|as|by|is|are)\b", "", clause[at:])
             if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
                 code = _CODE.match(rest.strip())
                 value = code.group(0) if code else None
             else:
                 value = _value_from(profile, rest, template.value[:1].isupper())
+                if value and weak and not profile.proper:  # the example's phrase, whole
+                    value = with_lead(profile, value, clause) or value
             if value:
                 out.append((value, "example: " + " ".join(template.before), at))
     key = r"\s+".join(re.escape(w) for w in profile.key.split("_"))

@@ -21,7 +21,6 @@ from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.prompts import OFFER
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
-    after_cue,
     after_cues,
     answer_phrase,
     replaced,
@@ -92,12 +91,11 @@ def answer_claims(
     if small_talk(text) or (accepts(text) and not _content(text)):
         return []  # a bare yes confirms what the agent proposed, if anything
     if prompt.kind == "yn":
-        found = after_cue(profile, text)
-        if found:
+        cues = _last_if_corrected(after_cues(profile, text), text, profile)
+        if cues:
+            value, how, _ = cues[0]
             return [
-                _claim(
-                    ctx, profile, found[0], _source(ctx, text), 0, {"cue": found[1], "answers": cue}
-                )
+                _claim(ctx, profile, value, _source(ctx, text), 0, {"cue": how, "answers": cue})
             ]
         text = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
         if not text or (accepts(text) and len(text.split()) <= 3):
@@ -156,6 +154,7 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
     new side of a change ("Porto instead of Lisbon"). A field with one fact per thing may take
     several ("a savings account ending 4821 and a current account ending 9035")."""
     out: list[Claim] = []
+    cued: dict[str, int] = {}  # a field's value found here, by its index in ``out``
     offset = 0
     for sentence in sentences(ctx.turn.text):
         at = ctx.turn.text.find(sentence, offset)
@@ -165,8 +164,13 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
         for a, b in clauses(sentence):
             clause = sentence[a:b]
             for profile in ctx.fields:
-                if profile.type != "string" or profile.person_name or profile.key in taken:
+                if profile.type != "string" or profile.person_name:
                     continue
+                if profile.key in taken and not (
+                    profile.key in cued
+                    and _taken_back(ctx.turn.text, out[cued[profile.key]], offset + a)
+                ):
+                    continue  # one value per field, unless a later clause takes it back
                 olds = [v for k, v in current.items() if k.partition(":")[0] == profile.key]
                 change = replaced(clause, olds) if olds else None
                 if change:
@@ -185,7 +189,7 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     taken.add(profile.key)
                     continue
                 asked = ctx.prompt is not None and any(p is profile for p, _, _ in ctx.prompt.asked)
-                found = after_cues(profile, clause, asked)
+                found = _last_if_corrected(after_cues(profile, clause, asked), clause, profile)
                 owner = third_party(clause)
                 if found and owner and not profile.qualified:
                     ctx.dropped.append(
@@ -193,20 +197,38 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     )
                     continue
                 for value, cue, where in found if profile.qualified else found[:1]:
-                    out.append(
-                        _claim(
-                            ctx,
-                            profile,
-                            value,
-                            source_of(ctx, profile, value, clause),
-                            offset + a + where,
-                            {"cue": cue},
-                            clause,
-                        )
-                    )
+                    claim = _claim(ctx, profile, value, source_of(ctx, profile, value, clause),
+                                   offset + a + where, {"cue": cue}, clause)  # fmt: skip
+                    if profile.key in cued:  # "… in the garage, … no, better with the neighbour"
+                        claim.why["corrects"] = str(out[cued[profile.key]].value)
+                        out[cued[profile.key]] = claim
+                    else:
+                        out.append(claim)
                 if found and not profile.qualified:
                     taken.add(profile.key)
+                    cued.setdefault(profile.key, len(out) - 1)
     return out
+
+
+def _taken_back(text: str, earlier: Claim, at: int) -> bool:
+    """Whether the words between an earlier value and ``at`` take it back ("the code is... no,
+    better", "actually", "not")."""
+    between = text[earlier.span[1] : at]
+    return bool(CORRECTION.search(between) or re.search(r"\b(?:no|not|rather)\b", between, re.I))
+
+
+def _last_if_corrected(
+    found: list[tuple[str, str, int]], clause: str, profile: Profile
+) -> list[tuple[str, str, int]]:
+    """For one value per field: the later of two when the words between take the first back
+    ("in the garage, the code is... no, better with the neighbour"), else the first."""
+    if profile.qualified or len(found) < 2:
+        return found
+    first, last = min(found, key=lambda f: f[2]), max(found, key=lambda f: f[2])
+    between = clause[first[2] : last[2]]
+    if CORRECTION.search(between) or re.search(r"\b(?:no|not|better|rather)\b", between, re.I):
+        return [last]
+    return [first]
 
 
 _SHAPES = [
