@@ -75,7 +75,7 @@ class RulesExtractor:
             if turn.session_id != session:
                 prompt, session, offered = None, turn.session_id, []
             if turn.role == "assistant":
-                claims += _taken_up(offered, turn, index)
+                claims += [c for c in _taken_up(offered, turn, index) if not implausible(c)]
                 offered = []
                 reader.note_money(turn.text)
                 prompt = read_prompt(turn, fields_, vectors, reader.currency, qualifiers.vocab)
@@ -111,7 +111,7 @@ class RulesExtractor:
             ]
             prompt = None
         _fill_currency(claims, named, current, dollar, local)
-        return [_fact(c) for c in claims if not implausible(c)]
+        return [_fact(c) for c in claims]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         return compress(segment)

@@ -57,6 +57,14 @@ CORRECTION = re.compile(
     r"update|updated|now)\b",
     re.I,
 )
+
+
+def takes_back(between: str) -> bool:
+    """Whether the words between two values of one field take the first back ("actually",
+    "the code is... no, better", "not X")."""
+    return bool(CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I))
+
+
 SMALL_TALK = re.compile(
     r"^\W*(thanks|thank you|thank u|thx|ty|cheers|bye|goodbye|see you|see ya|take care|"
     r"good (morning|afternoon|evening|night)|hi|hello|hey|noted|great|cool|nice|wow|haha|lol|"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from extraction.extractors.rules.acts import CORRECTION
+from extraction.extractors.rules.acts import takes_back
 from extraction.extractors.rules.reader import Claim, same_value
 
 # A total after its parts: the value the field holds is the sum, not the last part.
@@ -37,9 +37,7 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
         held = [current[group[0].key]] if group[0].key in current else []
         held += [str(c.value) for c in group if c.why.get("repeats proposal") or c.why.get("agent")]
         news = [c for c in mine if not any(same_value(str(c.value), h) for h in held)]
-        if len(mine) > 1 and (
-            CORRECTION.search(between) or re.search(r"\bno\b|\bnot\b", between, re.I)
-        ):
+        if len(mine) > 1 and takes_back(between):
             chosen = mine[-1]
             chosen.why["corrects"] = str(mine[0].value)
         elif len(mine) > 1 and _TOTAL.search(text[mine[-2].span[1] : mine[-1].span[0]]):

@@ -109,21 +109,21 @@ def capitalise_names(turns: list[WindowTurn]) -> list[WindowTurn]:
     return [replace(t, text=pattern.sub(lambda m: m.group(1).capitalize(), t.text)) for t in turns]
 
 
-_GREETING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|morning|"
-    r"evening|afternoon|yes|yeah|yep|ya|so|um|uh|oh|ok|okay|sure)\b[,.!\s]*)+",
-    re.I,
+_SALUTATIONS = (
+    r"hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|morning|evening|"
+    r"afternoon"
 )
+_GREETING = re.compile(
+    rf"^\W*(?:(?:{_SALUTATIONS}|yes|yeah|yep|ya|so|um|uh|oh|ok|okay|sure)\b[,.!\s]*)+", re.I
+)
+# A greeting proper: "Sure! I'm lactose intolerant" is no introduction.
+_SALUTATION = re.compile(rf"^\W*(?:{_SALUTATIONS})\b", re.I)
 _INTRO = re.compile(
     r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
     r"myself|call me|you're speaking (?:to|with)|speaking with)\s+",
     re.I,
 )
-_NAMING_INTRO = re.compile(  # the intros that only ever name
-    r"^\W*(?:my name is|my name's|name's|this is|myself|call me|you're speaking (?:to|with)|"
-    r"speaking with)\s+",
-    re.I,
-)
+_STATE_INTRO = re.compile(r"^\W*(?:i'm|im|i am)\s+", re.I)  # as often "I'm tired" as a name
 # Lower-case words no name is made of: verbs and adverbs by their endings, and the words a
 # state starts with ("been", "after", "so", "not").
 _NOT_A_LOWER_NAME = re.compile(
@@ -138,13 +138,7 @@ _NAME_HERE = re.compile(
 )
 _NOT_HERE = {"same", "always", "everyone", "everybody", "someone", "somebody", "nobody", "anyone",
              "right", "still", "nothing", "everything", "glad", "happy", "welcome", "back", "over",
-             "up", "out", "down", "thanks", "all", "we", "they", "you", "i"}  # fmt: skip
-# A greeting proper: "Sure! I'm lactose intolerant" is no introduction.
-_SALUTATION = re.compile(
-    r"^\W*(?:hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|"
-    r"morning|evening|afternoon)\b",
-    re.I,
-)
+             "up", "out", "down"}  # with GENERIC and _COMMON  # fmt: skip
 _WEAK_INTRO = re.compile(r"^\W*(?:it's|its|it is|is)\s+", re.I)  # only when greeting or asked
 _HERE = re.compile(r"\s*(?:here|speaking|this side|calling)\b", re.I)
 _PARTICLES = {
@@ -190,7 +184,7 @@ def person_name(
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
         # "I'm" and "it's" introduce a state as often as a name ("I'm staying positive", "it's
         # been tough"): a name in lower case after them needs a greeting or the question
-        state = bool(intro) and not _NAMING_INTRO.match(rest)
+        state = bool(intro) and bool(_STATE_INTRO.match(rest) or _WEAK_INTRO.match(rest))
         rest = rest[intro.end() :] if intro else rest
         words: list[str] = []
         for word in re.findall(r"[A-Za-z][\w'-]*|\S", rest)[:5]:

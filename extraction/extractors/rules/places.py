@@ -25,9 +25,9 @@ US_DOLLAR_SAID = re.compile(r"\b(?:usd|us ?\$|u\.s\.? dollars?|us dollars?|ameri
                             re.IGNORECASE)  # fmt: skip
 # A locative word (or a comma in a list), then up to three capitalised words: a place if the
 # whole of them names one.
+_LOCATING = r"in|at|from|to|near|around|outside|into|via"
 _AFTER = re.compile(
-    r"(?:\b(?:in|at|from|to|near|around|outside|into|of|via|based in|live in|living in)\s+"
-    r"(?:the\s+)?|(?P<comma>,\s*))"
+    rf"(?:\b(?:{_LOCATING}|of)\s+(?:the\s+)?|(?P<comma>,\s*))"
     r"(?P<name>[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019.-]*){0,2})"
 )
 # "Singapore dollars", "Aussie dollars": the currency by the people's name for it.
@@ -38,7 +38,7 @@ _DOLLAR_OF = re.compile(
 )
 _WHO = {"australian": "AU", "aussie": "AU", "canadian": "CA", "singapore": "SG", "kiwi": "NZ",
         "new zealand": "NZ", "nz": "NZ", "hong kong": "HK", "hk": "HK"}  # fmt: skip
-_LOCATIVE = r"\b(?:in|at|from|to|near|around|outside|into|via)\s+(?:the\s+)?"
+_LOCATIVE = rf"\b(?:{_LOCATING})\s+(?:the\s+)?"
 # A name after a comma is a place only in a list that a locative word opens ("near Gachibowli,
 # Hyderabad"), not after a greeting ("Hi Megan, Tyler from ...") or a practice ("..., Sofia").
 _LISTED = re.compile(rf"{_LOCATIVE}(?:[A-Z][\w'\u2019.-]*,?\s*)+$")

@@ -251,6 +251,15 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
 _CODE = re.compile(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*")
 
 
+def _field_word_before(
+    profile: Profile, tokens: tuple[tuple[str, int], ...], at: int, lead: tuple[str, ...]
+) -> bool:
+    """Whether a word of the field comes in the two words before a lead-in ending at ``at``
+    ("leave it in the letterbox")."""
+    first = next(i for i, (_, end) in enumerate(tokens) if end == at) + 1 - len(lead)
+    return bool({t for t, _ in tokens[max(0, first - 2) : first]} & set(profile.words))
+
+
 def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[str, str, int]]:
     """Every value after an example's lead-in, or after a word of the field: (value, cue, where).
     A lead-in of function words only ("in the blue box") is a cue only when the field was
@@ -264,14 +273,8 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         if not template.before:
             continue
         for at in _lead_ins(template.before, clause):
-            # a weak lead-in needs the question, or a word of the field just before it
-            # ("leave it in the letterbox"; not "two parcels, both show in transit")
-            first = (
-                next(i for i, (_, end) in enumerate(tokens) if end == at) + 1 - len(template.before)
-            )
-            near = {t for t, _ in tokens[max(0, first - 2) : first]}
-            if weak and not asked and not near & set(profile.words):
-                continue
+            if weak and not asked and not _field_word_before(profile, tokens, at, template.before):
+                continue  # "two parcels, both show in transit"
             rest = re.sub(r"^\s*(?:to|at|in|on|for|from|with|of|as|by|is|are)\b", "", clause[at:])
             if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
                 code = _CODE.match(rest.strip())

@@ -14,6 +14,7 @@ from extraction.extractors.rules.acts import (
     denies,
     is_question,
     small_talk,
+    takes_back,
     third_party,
 )
 from extraction.extractors.rules.fields import Profile, content_words, cue_score
@@ -168,7 +169,7 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     continue
                 if profile.key in taken and not (
                     profile.key in cued
-                    and _taken_back(ctx.turn.text, out[cued[profile.key]], offset + a)
+                    and takes_back(ctx.turn.text[out[cued[profile.key]].span[1] : offset + a])
                 ):
                     continue  # one value per field, unless a later clause takes it back
                 olds = [v for k, v in current.items() if k.partition(":")[0] == profile.key]
@@ -210,13 +211,6 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
     return out
 
 
-def _taken_back(text: str, earlier: Claim, at: int) -> bool:
-    """Whether the words between an earlier value and ``at`` take it back ("the code is... no,
-    better", "actually", "not")."""
-    between = text[earlier.span[1] : at]
-    return bool(CORRECTION.search(between) or re.search(r"\b(?:no|not|rather)\b", between, re.I))
-
-
 def _last_if_corrected(
     found: list[tuple[str, str, int]], clause: str, profile: Profile
 ) -> list[tuple[str, str, int]]:
@@ -225,10 +219,7 @@ def _last_if_corrected(
     if profile.qualified or len(found) < 2:
         return found
     first, last = min(found, key=lambda f: f[2]), max(found, key=lambda f: f[2])
-    between = clause[first[2] : last[2]]
-    if CORRECTION.search(between) or re.search(r"\b(?:no|not|better|rather)\b", between, re.I):
-        return [last]
-    return [first]
+    return [last] if takes_back(clause[first[2] : last[2]]) else [first]
 
 
 _SHAPES = [
