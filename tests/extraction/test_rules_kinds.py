@@ -39,8 +39,8 @@ def _facts(
             "user" if r == "u" else "assistant",
             t,
             MON + datetime.timedelta(minutes=i),
-            "Ola",
-            desk,
+            "Ola" if r == "u" else desk,  # who says "I"
+            desk if r == "u" else "Ola",
         )
         for i, (r, t) in enumerate(turns)
     ]

@@ -110,6 +110,7 @@ class RulesExtractor:
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
             prompt = None
+        claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
         _fill_currency(claims, named, current, dollar, local)
         return [_fact(c) for c in claims]
 
@@ -208,11 +209,11 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     # "¥8,800, so ¥2,640 per session": the last said; "conditionally approved" holds "approved"
     # (things under one key keep their order: each value goes with the thing said beside it)
     kept = [t for t in prompt.stated if not _inside(t, prompt.stated)]
-    told = (
-        []
-        if refused
-        else [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
-    )
+    if refused:  # "€420 a week. Do you want the waiver? — no waiver": the rate still holds
+        asked = {p.key for p, _, _ in prompt.asked[:1]}
+        kept = [t for t in kept if asked and t[0].key not in asked
+                and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip
+    told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out

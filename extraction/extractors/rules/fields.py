@@ -97,6 +97,8 @@ _PROPER_HINT = re.compile(
 )
 
 
+_PER_UNIT = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+        "monthly": "month", "yearly": "year", "annually": "annual"}  # fmt: skip
 _SUFFIXES = (
     ("ations", ""),
     ("ation", ""),
@@ -121,12 +123,15 @@ def stem(word: str) -> str:
     """A crude stem, the same for a word's common forms ("expected", "expectation" → expect;
     "moving", "move" → mov)."""
     word = word.lower().strip("'").removesuffix("'s")
+    word = _PER_UNIT.get(word, word)  # "weekly rate" is named by "a week"
     if word.endswith("ss") or len(word) <= 3:
         return word
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + replacement
             break
+    if len(word) >= 6 and word.endswith("ery"):
+        word = word[:-1]  # "delivery", "deliver"; "grocery", "grocer"
     return word[:-1] if len(word) >= 4 and word.endswith("e") else word
 
 

@@ -67,7 +67,28 @@ def _shortened(claim: Claim, current: dict[str, str]) -> bool:
 def implausible(claim: Claim) -> bool:
     """A value the field cannot hold, whatever cue found it: a speaker's name for a field that
     does not hold names, a value without a digit where every example has one."""
-    return _a_speakers_name(claim) or _unlike_examples(claim)
+    return _a_speakers_name(claim) or _unlike_examples(claim) or _a_duration(claim)
+
+
+_DURATION = re.compile(
+    r"\W*(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?:minute|hour|day|night|week|month|year)s?\W*",
+    re.I,
+)
+_TIME_WORDS = re.compile(
+    r"\b(?:minute|hour|day|night|week|month|year|long|duration|period)s?\b", re.I
+)
+
+
+def _a_duration(claim: Claim) -> bool:
+    """A stretch of time ("1 week", "two nights") for a text field that says nothing of time:
+    "Same site? — yes. 1 week" answers how long, not where."""
+    if claim.profile.type != "string" or not _DURATION.fullmatch(str(claim.value)):
+        return False
+    field = claim.profile.field
+    about = " ".join([field.get("key", ""), field.get("description") or "",
+                      *map(str, field.get("examples") or [])]).replace("_", " ")  # fmt: skip
+    return not _TIME_WORDS.search(about)
 
 
 def _a_speakers_name(claim: Claim) -> bool:

@@ -66,16 +66,20 @@ _WH_TYPES = [
     (re.compile(r"\bwhere\b", re.I), {"place"}),
     (re.compile(r"\bwho\b", re.I), {"person"}),
 ]
+_SOMEONE = re.compile(r"\b(?:person|people|name|who)\b", re.I)  # a field that holds someone
 WH_PRIOR = 0.8  # "when" asks for a date, "how many" for a number, "where" for a place
 
 
 def _prior(question: str, profile: Profile) -> float:
     for pattern, types in _WH_TYPES:
         if pattern.search(question):
+            someone = profile.person_name or bool(
+                _SOMEONE.search(profile.field.get("description") or "")
+            )
             if (
                 profile.type in types
-                or ("place" in types and profile.proper and not profile.person_name)
-                or ("person" in types and profile.person_name)
+                or ("place" in types and profile.proper and not someone)
+                or ("person" in types and someone)
             ):
                 return WH_PRIOR
             return -WH_PRIOR / 2
@@ -127,12 +131,14 @@ OTHERS = re.compile(
 # The agent reporting what it did or what now holds: "I've blocked the debit card", "Standing
 # instruction on savings reduced to 15,000", "the claim is paid".
 REPORT = re.compile(
-    r"\b(i've|i have|we've|we have|i just|has been|have been|is now|are now|now on|is on|is off|"
+    r"^\W*done\b|\b(i've|i have|we've|we have|i just|has been|have been|is now|are now|now on|is on|is off|"
     r"updated|moved|changed|switched|set up|booked|scheduled|rescheduled|reduced|increased|raised|"
     r"lowered|blocked|unblocked|activated|deactivated|cancelled|canceled|approved|rejected|"
     r"confirmed|registered|added|removed|renewed|issued|paid|refunded|reported|upgraded|downgraded)\b",
     re.I,
 )
+# The agent reading back what it heard: "Got it, 2 crore ceiling.", "Pat on 087 614 2209, noted."
+READ_BACK = re.compile(r"^\W*(?:got it|noted|understood)\b|\bnoted\W*$", re.I)
 NAME_CHECK = re.compile(
     r"(?i:\b(?:speaking (?:with|to)|talking (?:with|to)|is this|is that|are you|am i with)\s+"
     r"(?:(?:mr|ms|mrs|miss|dr)\.?\s+)?)(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
@@ -155,12 +161,13 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     if not questions:
         asked = [a for a in asked if a[1] >= 1.2]  # a statement names a field less surely
     prompt = Prompt(turn, kind, asked)
-    prompt.offers = kind in ("yn", "alt") or bool(OFFER.search(question))
+    prompt.offers = kind in ("yn", "alt") or _offers(question)
     money = [a for a in money_in(turn.text, currency) if a.explicit]
     bare = bool(money) or any(p.type == "money" for p, _, _ in asked[:1])
     seen: set[tuple[str, str, int]] = set()
+    agent = {w.lower() for w in turn.speaker.split()[:1] if len(w) > 2 and w[:1].isupper()}
     for sentence in said:
-        offer = bool(question_kind(sentence) or OFFER.search(sentence))
+        offer = bool(question_kind(sentence) or _offers(sentence))
         enums = [p for p in fields if p.type == "enum"]
         states = any(
             m.type == "enum"
@@ -169,10 +176,15 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         told = (  # "the lamp is delivered"; "For the HR business partner role, …"
             ABOUT_YOU.search(sentence)
             or REPORT.search(sentence)
+            or READ_BACK.search(sentence)
             or states
             or any(p.type == "string" and kinds_named(p, sentence) for p in fields)
         )
-        stated = bool(told) and not OTHERS.search(sentence)  # not another client's, a relative's
+        stated = (
+            bool(told)
+            and not OTHERS.search(sentence)  # not another client's, a relative's
+            and not agent & {w.lower() for w in re.findall(r"[A-Za-z]+", sentence)}
+        )  # "Jana from the service desk": the agent about itself
         if not (prompt.offers or stated):
             continue
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
@@ -199,12 +211,34 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
                 offered = offer or (prompt.offers and not reported)
                 into = prompt.proposals if offered and not named else prompt.stated
+                if into is prompt.stated and not _names_field(profile, mention, sentence, prompt):
+                    continue
                 into.append((profile, replace(mention, sentence=sentence), cue))
     _name_check(prompt, question, fields)
     best = prompt.best()
     if best is not None and best.type == "boolean" and kind == "yn" and OFFER.search(question):
         prompt.proposals.append((best, Mention("boolean", True, 0, 0, "yes/no question"), "asked"))
     return prompt
+
+
+# "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
+_ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)
+
+
+def _offers(sentence: str) -> bool:
+    found = [m.group(0) for m in OFFER.finditer(sentence)]
+    return any(not _ANNOUNCES.fullmatch(f) for f in found)
+
+
+def _names_field(profile: Profile, mention: Mention, sentence: str, prompt: Prompt) -> bool:
+    """Whether a value the agent tells (not offers) is said of its field: the sentence names
+    the field, or the user as its subject, or the field is the one asked; an enum choice names
+    itself. "The network team changed the timeout on Friday" dates no one's return."""
+    if mention.type == "enum" or profile.qualified or ABOUT_YOU.search(sentence):
+        return True
+    if any(p is profile for p, _, _ in prompt.asked[:1]):
+        return True
+    return cue_score(profile, sentence)[0] > 0
 
 
 # "£90 list, so with your discount you pay £72", "which makes 115", "that comes to 4,620"

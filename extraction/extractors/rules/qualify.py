@@ -39,6 +39,7 @@ _YOUR = re.compile(
     rf"\byour\b(?!\s+(?:\w+\s+)?(?:{RELATIONS})s?\b|\s+\w+'s\b)", re.I
 )  # not "your son's"
 _OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
+_VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
 # "do the same for the other account", "same for Myra", "for her too", "Myra as well"
 _SAME = re.compile(
     r"(?i:\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b)"
@@ -99,6 +100,7 @@ class Qualifiers:
                 self._answered(turn.text, reply.text)
         self.heard: list[str] = []  # qualifiers and names said, most recent last
         self.last: dict[str, Claim] = {}  # field → its last qualified claim
+        self.pending: list[Claim] = []  # values whose thing was not said (yet)
 
     def _add(self, key: str, *words: str) -> None:
         for word in words:
@@ -187,6 +189,7 @@ class Qualifiers:
                 ctx.dropped.append(
                     Dropped(claim.value, f"{claim.profile.key}: which one is not said", ctx.turn)
                 )
+                self.pending.append(claim)
                 continue
             for qualifier, how in found:  # "the blender and the rug are in transit": both
                 copy = claim if qualifier == found[0][0] else replace(claim, why=dict(claim.why))
@@ -210,9 +213,17 @@ class Qualifiers:
         stop = re.search(r"[.!?](?:\s|$)", text[end:after])  # not past the value's sentence
         after = end + stop.end() if stop else after
         me = None if agent else user_first_name(ctx)
+        stretches = [
+            (text[before:end], "said before it", True),
+            (text[end:after], "said after it", False),
+        ]
+        if _VALUE_FOR.match(text, end):  # "lower for Kamala, upper for Arjun": the thing after
+            stretches.reverse()
+            if agent and re.match(r"\s+for\s+you\b", text[end:], re.I):
+                you = user_first_name(ctx) if claim.profile.qualifier_kind == "name" else None
+                return [(you, "'for you' in the agent's turn")] if you else []
         for learn in (False, True):  # things it knows first, then things named as the subject
-            for stretch, label, last in ((text[before:end], "said before it", True),
-                                         (text[end:after], "said after it", False)):  # fmt: skip
+            for stretch, label, last in stretches:
                 found = self._named(claim.profile, stretch, last, me, learn)
                 if found:
                     together = self._together(claim.profile, stretch, found) if last else []
@@ -318,6 +329,25 @@ class Qualifiers:
             ):
                 out.append((match.start(group), phrase))
                 self._add(profile.key, phrase)
+        return out
+
+    def the_only(self, claims: list[Claim]) -> list[Claim]:
+        """Values said before the thing they are for was named ("It's €420 a week … That's
+        contract EH-2291"): when the whole window names one thing for the field, theirs, unless
+        a later value for it was written."""
+        out = []
+        for claim in self.pending:
+            if claim.profile.qualifier_kind == "name":
+                continue  # the user is one of the people too
+            thing = self._recent(claim.profile) if len(self._said(claim.profile)) == 1 else None
+            later = [c for c in claims if c.profile is claim.profile and c.order > claim.order]
+            if thing is None or any(
+                c.qualifier and c.qualifier.lower() == thing.lower() for c in later
+            ):
+                continue
+            claim.qualifier = thing
+            claim.why["qualifier"] = "the only one the conversation names"
+            out.append(claim)
         return out
 
     def _said(self, profile: Profile) -> set[str]:

@@ -162,10 +162,14 @@ _CONTRACTION = re.compile(
 )
 
 
-def clean(phrase: str) -> str:
+# An address keeps its commas ("Unit 6, Grange Business Park, Lucan").
+_ADDRESS_TAIL = re.compile(_TAIL.pattern.replace("$|,|;|", "$|;|", 1), re.I)
+
+
+def clean(phrase: str, address: bool = False) -> str:
     phrase = _VOCATIVE.sub("", phrase.strip())
     phrase = _LEAD.sub("", phrase)
-    cut = _TAIL.search(phrase)
+    cut = (_ADDRESS_TAIL if address else _TAIL).search(phrase)
     if cut and cut.start() > 0:
         phrase = phrase[: cut.start()]
     return phrase.strip(" .!?;,:'\"()")
@@ -223,9 +227,12 @@ def answer_phrase(profile: Profile, reply: str) -> str | None:
         found = proper_nouns(first)
         if found:
             return found[0][0]
-        if len(re.findall(r"\w+", first)) > 5:
-            return None
-    phrase = clean(first)
+        lower = reply == reply.lower() and not re.match(
+            r"\W*(?:hmm+\W*)?(?:let|i|we|my|it|that)\b", reply
+        )
+        if len(re.findall(r"\w+", first)) > 5 and not lower:
+            return None  # a sentence, not a place (unless the user writes all in lower case)
+    phrase = clean(first, address="address" in profile.words)
     words = re.findall(r"\w+", phrase)
     if not words or len(words) > 10 or all(w.lower() in GENERIC for w in words):
         return None

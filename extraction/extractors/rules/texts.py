@@ -91,6 +91,8 @@ def answer_claims(
         return []
     if small_talk(text) or (accepts(text) and not _content(text)):
         return []  # a bare yes confirms what the agent proposed, if anything
+    if _echoes(text, question):
+        return []  # "Same PO?" — "same po yes": what is stored stands
     if prompt.kind == "yn":
         cues = _last_if_corrected(after_cues(profile, text), text, profile)
         if cues:
@@ -98,12 +100,20 @@ def answer_claims(
             return [
                 _claim(ctx, profile, value, _source(ctx, text), 0, {"cue": how, "answers": cue})
             ]
-        text = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
-        if not text or (accepts(text) and len(text.split()) <= 3):
+        rest = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
+        if not rest or (accepts(rest) and len(rest.split()) <= 3):
             return []
+        if re.match(r"\W*\w+[.!]\s", text) and rest != text and cue_score(profile, rest)[0] == 0:
+            return []  # "Delivery before 8? — yep. put it against PO 55812": yes, then news
+        text = rest
     said = sentences(text)
     fixed = [i for i, sentence in enumerate(said) if CORRECTION.search(sentence)]
-    if fixed and fixed[-1] + 1 < len(said):  # "Latex. Oh wait, sorry, not latex … Mine is codeine."
+    mended = _corrected(text)  # "unit 4 grange business park. no sorry, unit 6. 4 was the last job"
+    if mended:
+        text = mended
+    elif fixed and fixed[-1] + 1 < len(
+        said
+    ):  # "Latex. Oh wait, sorry, not latex … Mine is codeine."
         text = " ".join(said[fixed[-1] + 1 :])
     first = sentences(text)[0] if sentences(text) else text
     # the first sentence even when the next starts in lower case ("at the gate. he's there 24h")
@@ -125,6 +135,42 @@ _FILLER = re.compile(
     r"one (?:moment|sec(?:ond)?)|let me (?:see|check|look)|hmm+|um+|uh+|well|so)\W*",
     re.I,
 )
+
+
+_ECHO = {"same", "yes", "yeah", "yep", "yup", "correct", "right", "still", "as", "before", "the",
+         "it", "is", "that", "one", "please", "ok", "okay"}  # fmt: skip
+
+
+def _echoes(reply: str, question: str) -> bool:
+    """Whether the reply only says yes or "the same" in the question's own words."""
+    words = re.findall(r"[a-z0-9]+", reply.lower())
+    if not words or not _ECHO & set(words) - {"the", "it", "is", "that", "one", "as"}:
+        return False
+    return all(w in _ECHO or re.search(rf"\b{re.escape(w)}\b", question) for w in words)
+
+
+_MENDS = re.compile(r"\b(?:actually|sorry|i mean|i meant|no wait|wait|correction|make that|"
+                    r"scratch that|rather)\b", re.I)  # fmt: skip
+
+
+def _corrected(text: str) -> str | None:
+    """What a correction says after its cue ("no sorry, unit 6"), with what it mends: the word
+    before the new part keeps its place in the value said first ("unit 4 grange business park"
+    becomes "unit 6 grange business park")."""
+    cues = [m for m in _MENDS.finditer(text) if re.search(r"\w", text[: m.start()])]
+    if not cues:
+        return None
+    rest = re.split(r"(?<=[.!?])\s+", text[cues[-1].end() :].strip(" ,;:-"))[0].strip(" ,.;:-")
+    if not re.search(r"\w", rest) or re.match(r"(?i)(?:no|not|never)\b", rest):
+        return None
+    before = re.sub(r"(?i)[\W]*(?:no|nope|oh|um|uh)?[\W]*$", "", text[: cues[-1].start()])
+    before = re.split(r"(?<=[.!?])\s+", before)[-1].strip(" .")
+    words = rest.split()
+    if 2 <= len(words) <= 3:
+        mend = re.search(rf"(?i)\b{re.escape(words[0])}\s+([\w-]+)", before)
+        if mend and mend.group(1).lower() != words[1].lower():
+            return before[: mend.start()] + rest + before[mend.end() :]
+    return rest
 
 
 def _shares_value(value: str, question: str) -> bool:
