@@ -34,6 +34,12 @@ SUPPLIES: list[dict[str, Any]] = [
      "choices": ["window", "aisle", "no preference"]},
     {"key": "weekly_fee", "description": "Rental fee of each order, one fact per order number "
      "(weekly_fee:SO-4410)", "category": "temporal", "type": "money"},
+    {"key": "collect_date", "description": "Day the customer collects each order, one fact "
+     "per order number (collect_date:SO-4410)", "category": "temporal", "type": "date"},
+    {"key": "return_date", "description": "Day each order is returned, one fact per order "
+     "number (return_date:SO-4410)", "category": "temporal", "type": "date"},
+    {"key": "pallets", "description": "Pallets on each order, one fact per order number "
+     "(pallets:SO-4410)", "category": "temporal", "type": "number"},
     {"key": "delivery_address", "description": "Address orders are delivered to",
      "category": "temporal", "type": "string"},
     {"key": "receiver", "description": "Name and phone number of the person who signs for "
@@ -119,3 +125,16 @@ def test_a_value_said_before_its_thing_was_named_is_the_only_things(
              "u:Can I rent a pallet truck?", "a:Yes, the pallet truck is 45 euro a week. Shall I book it?",
              "u:yes", "a:Booked as order SO-5120.", "u:thanks")  # fmt: skip
     assert current(buyer)["weekly_fee:SO-5120"][0] == {"amount": 45, "currency": "EUR"}
+
+
+def test_each_date_goes_to_the_field_named_just_before_it(desk: Agent, buyer: EndUser) -> None:
+    converse(desk, buyer, TUE_SEP_8,
+             "u:What do you have for SO-6001?",
+             "a:I have booked SO-6001: collect on Friday 11 September, return on Monday 21 September.",
+             "u:Great.",
+             "a:SO-6001 is packed; the courier is usually late by a few days in autumn.",
+             "u:ok")  # fmt: skip
+    facts = current(buyer)
+    assert facts["collect_date:SO-6001"][0] == "2026-09-11"
+    assert facts["return_date:SO-6001"][0] == "2026-09-21"
+    assert "pallets:SO-6001" not in facts  # "a few days" counts no pallets

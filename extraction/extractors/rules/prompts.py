@@ -191,7 +191,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions
-                  if (o := _owner(m, sentence, turn.text, fields, prompt, things))]  # fmt: skip
+                  if (o := _owner(m, sentence, turn.text, fields, prompt, things,
+                                  max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start])))]  # fmt: skip
         owners += _string_offers(sentence, fields, prompt)
         if not owners:
             continue
@@ -275,10 +276,14 @@ def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
         )
 
 
+_TIME_UNIT = re.compile(r"(?:second|minute|hour|day|night|week|month|year)s?\W*", re.I)
+
+
 def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
-           things: dict[str, list[str]]) -> tuple[float, Profile, str] | None:  # fmt: skip
+           things: dict[str, list[str]], since: int = 0) -> tuple[float, Profile, str] | None:  # fmt: skip
     """The field a value the agent proposes belongs to: the one of its type its sentence (or
-    turn) names best, or the one the turn asks about."""
+    turn) names best, or the one the turn asks about; the words since the value before it count
+    again ("pick-up on Saturday June 20th, drop-off on Friday June 26th")."""
     best: tuple[float, Profile, str] | None = None
     asked = prompt.best(mention.type)
     before = sentence[: mention.start].lower()
@@ -289,12 +294,19 @@ def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pr
             continue
         near, word = cue_score(profile, sentence)
         wide, wide_word = cue_score(profile, turn)
-        points = near + 0.8 * wide + (1.5 if profile is asked else 0.0)
+        local = (
+            cue_score(profile, sentence[since : mention.start])[0]
+            if mention.type != "enum"
+            else 0.0
+        )
+        points = near + local + 0.8 * wide + (1.5 if profile is asked else 0.0)
         if sum(p.type == profile.type for p in fields) == 1:
             points += 0.6  # the schema's only field of the type
         unit = mention.after.split()[:1]
         if unit and stem(unit[0]) in profile.words:
             points += 1.0  # "20 milligrams" for a field in mg
+        elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
+            continue  # "within a few days" counts no bags
         if question_kind(sentence):
             points += 0.5  # asked with a value in it: the value is what is proposed
         if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
