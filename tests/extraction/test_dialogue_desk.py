@@ -138,3 +138,9 @@ def test_each_date_goes_to_the_field_named_just_before_it(desk: Agent, buyer: En
     assert facts["collect_date:SO-6001"][0] == "2026-09-11"
     assert facts["return_date:SO-6001"][0] == "2026-09-21"
     assert "pallets:SO-6001" not in facts  # "a few days" counts no pallets
+
+
+def test_an_apology_is_no_correction(desk: Agent, buyer: EndUser) -> None:
+    converse(desk, buyer, TUE_SEP_8,
+             "Where do we deliver?", "Unit 9, Mill Lane, Perth. sorry for the slow reply")  # fmt: skip
+    assert current(buyer)["delivery_address"][0] == "Unit 9, Mill Lane, Perth"

@@ -161,8 +161,8 @@ def _corrected(text: str) -> str | None:
     if not cues:
         return None
     rest = re.split(r"(?<=[.!?])\s+", text[cues[-1].end() :].strip(" ,;:-"))[0].strip(" ,.;:-")
-    if not re.search(r"\w", rest) or re.match(r"(?i)(?:no|not|never)\b", rest):
-        return None
+    if not re.search(r"\w", rest) or re.match(r"(?i)(?:no|not|never|for|to|about|if)\b", rest):
+        return None  # "not latex", "sorry for the delay": no new value
     before = re.sub(r"(?i)[\W]*(?:no|nope|oh|um|uh)?[\W]*$", "", text[: cues[-1].start()])
     before = re.split(r"(?<=[.!?])\s+", before)[-1].strip(" .")
     words = rest.split()
