@@ -40,6 +40,8 @@ SUPPLIES: list[dict[str, Any]] = [
      "number (return_date:SO-4410)", "category": "temporal", "type": "date"},
     {"key": "pallets", "description": "Pallets on each order, one fact per order number "
      "(pallets:SO-4410)", "category": "temporal", "type": "number"},
+    {"key": "callback", "description": "Phone number or extension to call the customer back on",
+     "category": "temporal", "type": "string", "examples": ["ext. 2210"]},
     {"key": "delivery_address", "description": "Address orders are delivered to",
      "category": "temporal", "type": "string"},
     {"key": "receiver", "description": "Name and phone number of the person who signs for "
@@ -144,3 +146,8 @@ def test_an_apology_is_no_correction(desk: Agent, buyer: EndUser) -> None:
     converse(desk, buyer, TUE_SEP_8,
              "Where do we deliver?", "Unit 9, Mill Lane, Perth. sorry for the slow reply")  # fmt: skip
     assert current(buyer)["delivery_address"][0] == "Unit 9, Mill Lane, Perth"
+
+
+def test_a_lead_in_written_with_a_stop_is_still_a_lead_in(desk: Agent, buyer: EndUser) -> None:
+    converse(desk, buyer, TUE_SEP_8, "Anything else?", "Moved desks, ext is now 5531.")
+    assert current(buyer)["callback"][0] == "5531"

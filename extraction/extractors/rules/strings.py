@@ -250,7 +250,7 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
     """Where values start in the clause: after each place it has the example's lead-in words
     (compared by stem)."""
     tokens = _tokens(clause)
-    want = [stem(w) for w in before]
+    want = [stem(w.strip(".,:;#")) for w in before]  # "ext. 3390": the lead-in is "ext"
     return [tokens[i + len(want) - 1][1] for i in range(len(tokens) - len(want) + 1)
             if [t for t, _ in tokens[i : i + len(want)]] == want]  # fmt: skip
 
@@ -283,6 +283,9 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
             if weak and not asked and not _field_word_before(profile, tokens, at, template.before):
                 continue  # "two parcels, both show in transit"
             rest = re.sub(r"^\s*(?:to|at|in|on|for|from|with|of|as|by|is|are)\b", "", clause[at:])
+            rest = re.sub(
+                r"^[\s.:#]*(?:(?:is|was|now|still|then)\b\s*)*", "", rest
+            )  # "ext is now 4486"
             if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
                 code = _CODE.match(rest.strip())
                 value = code.group(0) if code else None
