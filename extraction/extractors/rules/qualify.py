@@ -30,21 +30,13 @@ from extraction.extractors.rules.naming import (
     user_first_name,
 )
 from extraction.extractors.rules.reader import Claim, Context, Dropped
+from extraction.extractors.rules.same_for import OTHER, PRONOUN, same_for
 from extraction.extractors.rules.strings import is_ordinary, proper_nouns
 
-_PRONOUN = re.compile(
-    r"\b(he|she|him|her|his|hers|it|its|that one|this one|the same one|they|them)\b", re.I
-)
 _YOUR = re.compile(
     rf"\byour\b(?!\s+(?:\w+\s+)?(?:{RELATIONS})s?\b|\s+\w+'s\b)", re.I
 )  # not "your son's"
-_OTHER = re.compile(r"\b(the other|other one|the second|the remaining)\b", re.I)
 _VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
-# "do the same for the other account", "same for Myra", "for her too", "Myra as well"
-_SAME = re.compile(
-    r"(?i:\bsame(?: \w+)?(?: for| with| on| goes for| applies to)\b|\bfor (?:\w+ ){0,2}\w+ (?:too|as well)\b)"
-    r"|\b(?!(?:You|Me|Us|Him|Her|Them|Same|Thanks|Thank)\b)[A-Z]\w+ (?i:too|as well)\b"  # "Myra too", not "You too"
-)
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
@@ -196,7 +188,7 @@ class Qualifiers:
                 copy.qualifier = qualifier
                 copy.why["qualifier"] = how
                 out.append(copy)
-        out += self._references(ctx, out)
+        out += same_for(self, ctx, out)
         self.hear(text)
         for claim in out:
             if claim.qualifier:
@@ -224,7 +216,7 @@ class Qualifiers:
                 return [(you, "'for you' in the agent's turn")] if you else []
         for learn in (False, True):  # things it knows first, then things named as the subject
             for stretch, label, last in stretches:
-                found = self._named(claim.profile, stretch, last, me, learn)
+                found = self.named(claim.profile, stretch, last, me, learn)
                 if found:
                     together = self._together(claim.profile, stretch, found) if last else []
                     return [(q, label) for q in [*together, found]]
@@ -250,24 +242,24 @@ class Qualifiers:
         """The agent's own claims only by "it" / "that one" / "the other"."""
         prompt = None if agent else ctx.prompt
         if prompt is not None and not claim.why.get("reference"):
-            named = self._named(claim.profile, prompt.turn.text, True)
+            named = self.named(claim.profile, prompt.turn.text, True)
             if named:
                 return named, "named in the agent's turn"
             me = user_first_name(ctx)
             if claim.profile.qualifier_kind == "name" and me and _YOUR.search(prompt.turn.text):
                 return me, "'your' in the agent's turn"
         clause = claim.clause or text
-        if _OTHER.search(clause):
-            other = self._other(claim.profile)
+        if OTHER.search(clause):
+            other = self.other(claim.profile)
             if other:
                 return other, "'the other'"
-        if _PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
+        if PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
             recent = self._recent(claim.profile)
             if recent:
                 return recent, "the one said last"
         return None, ""
 
-    def _named(
+    def named(
         self, profile: Profile, stretch: str, last: bool, me: str | None = None, learn: bool = False
     ) -> str | None:
         """The qualifier said in ``stretch`` (the last one, or the first); ``me``: whom "I"
@@ -363,61 +355,9 @@ class Qualifiers:
                 return word
         return None
 
-    def _other(self, profile: Profile) -> str | None:
+    def other(self, profile: Profile) -> str | None:
         recent = (self._recent(profile) or "").lower()
         options = [w for w in self.vocab[profile.key] if w.lower() != recent]
         if profile.qualifier_kind == "name" and len(options) != 1:
             options = [w for w in self.heard if w in self.names and w.lower() != recent][-1:]
         return options[0] if len(options) == 1 else None
-
-    def _references(self, ctx: Context, claims: list[Claim]) -> list[Claim]:
-        """ "Do the same for the other account" / "the same for Myra": the field's last value, for
-        the qualifier pointed at."""
-        text = ctx.turn.text
-        same = _SAME.search(text)
-        if same is None or ctx.turn.role != "user":
-            return []
-        out = []
-        latest = {c.profile.key: c for c in claims if c.qualifier}
-        recent = max(self.last.values(), key=lambda c: c.order, default=None)
-        pool = latest or (
-            {recent.profile.key: recent} if recent else {}
-        )  # the field just spoken of
-        for key, last in pool.items():
-            target: str | None = self._other(last.profile) if _OTHER.search(text) else None
-            pointed = self._named(last.profile, text[same.end() : same.end() + 40], False)
-            kept = re.match(r"same(?: \w+)? (?:on|with)\b", same.group(0), re.I)  # not "for"
-            named: str | None
-            if kept and pointed:
-                if pointed == last.qualifier:  # "Same on the metformin. The lisinopril, …"
-                    continue  # the metformin's value, said again
-                named = pointed
-            else:
-                named = self._named(
-                    last.profile, text[last.span[1] :] if key in latest else text, False
-                )
-            if named and named != last.qualifier:
-                target = named
-            elif _PRONOUN.search(text) and not target:
-                people = last.profile.qualifier_kind == "name"
-                target = next((w for w in reversed(self.heard) if w != last.qualifier and
-                               ((people and w in self.names) or w in self.vocab[key])), None)  # fmt: skip
-            if (
-                not target
-                or target == last.qualifier
-                or any(c.key == f"{key}:{target}" for c in claims)
-            ):
-                continue
-            why = {"cue": "the same as " + last.key, "reference": True}
-            out.append(
-                Claim(
-                    last.profile,
-                    last.value,
-                    "explicit",
-                    [ctx.turn],
-                    (ctx.index, len(text)),
-                    why,
-                    qualifier=target,
-                )
-            )
-        return out
