@@ -97,6 +97,7 @@ _PROPER_HINT = re.compile(
 )
 
 
+TIME_UNITS = "minute|hour|day|night|week|month|year"  # a stretch of time: "two weeks", "a few days"
 _PER_UNIT = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
         "monthly": "month", "yearly": "year", "annually": "annual"}  # fmt: skip
 _SUFFIXES = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from extraction.extractors.rules.acts import takes_back
+from extraction.extractors.rules.fields import TIME_UNITS
 from extraction.extractors.rules.reader import Claim, same_value
 
 # A total after its parts: the value the field holds is the sum, not the last part.
@@ -72,12 +73,10 @@ def implausible(claim: Claim) -> bool:
 
 _DURATION = re.compile(
     r"\W*(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
-    r"(?:minute|hour|day|night|week|month|year)s?\W*",
+    rf"(?:{TIME_UNITS})s?\W*",
     re.I,
 )
-_TIME_WORDS = re.compile(
-    r"\b(?:minute|hour|day|night|week|month|year|long|duration|period)s?\b", re.I
-)
+_TIME_WORDS = re.compile(rf"\b(?:{TIME_UNITS}|long|duration|period)s?\b", re.I)
 
 
 def _a_duration(claim: Claim) -> bool:

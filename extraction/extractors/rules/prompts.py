@@ -18,7 +18,7 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.fields import Profile, cue_score, similarity, stem
+from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
 
@@ -276,7 +276,7 @@ def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
         )
 
 
-_TIME_UNIT = re.compile(r"(?:second|minute|hour|day|night|week|month|year)s?\W*", re.I)
+_TIME_UNIT = re.compile(rf"(?:second|{TIME_UNITS})s?\W*", re.I)
 
 
 def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
