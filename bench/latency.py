@@ -18,6 +18,7 @@ goes: transport and gunicorn (client minus app), Django and our code (app minus 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +147,23 @@ def summary(samples: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
         ),
         "requests": len(client),
     }
+
+
+@contextlib.contextmanager
+def in_process(var: Path) -> Iterator[None]:
+    """Django set up in this process against the embedded stack kept in ``var`` (its PostgreSQL
+    and Redis started for the block, stopped after)."""
+    os.environ["HANDOVER_VAR_DIR"] = str(var.resolve())
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from config import runtime
+
+    with runtime.services() as child_env:
+        os.environ["DATABASE_URL"] = child_env["DATABASE_URL"]
+        os.environ["REDIS_URL"] = child_env["REDIS_URL"]
+        import django
+
+        django.setup()
+        yield
 
 
 def start_server(

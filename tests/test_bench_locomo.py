@@ -197,3 +197,24 @@ def test_losses_name_every_figure_a_baseline_beats_and_budgets_use_k_50() -> Non
     assert "cat 1 recall@800t: Handover 0.600 < dense 0.700" in lost
     assert len(lost) == 2 * len(report.COLUMNS)  # every column, overall and in category 1
     assert "| **Handover search** | 0.500 |" in report.markdown(results)  # 0.6 is bold, not it
+
+
+def test_the_ranker_fit_finds_the_feature_that_marks_the_evidence() -> None:
+    """bench.locomo.fit_ranker: a feature that separates evidence units gets the large positive
+    weight, a noise feature a small one; recall@8 counts each turn once, best units first."""
+    import numpy as np
+
+    from bench.locomo.fit_ranker import fit, recall_at_8
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for _ in range(40):
+        labels = np.zeros(30)
+        labels[rng.choice(30, 2, replace=False)] = 1
+        features = np.stack([labels + rng.normal(0, 0.3, 30), rng.normal(0, 1, 30)], axis=1)
+        rows.append({"features": features, "labels": labels})
+    weights, _ = fit(rows)
+    assert weights[0] > 3 and abs(weights[1]) < 0.5 * weights[0]
+    covers = [["D1:1"], ["D1:1"], ["D1:2"], [], ["D1:3"]]
+    scores = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    assert recall_at_8(scores, covers, {"D1:2", "D1:3", "D2:1"}) == pytest.approx(2 / 3)

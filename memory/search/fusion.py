@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from memory.search.hits import Hit, turn_ref_keys
+from memory.search.hits import Hit, turn_ref_keys, unit_subject
 
 if TYPE_CHECKING:
     from memory.models import Entity
@@ -17,29 +17,32 @@ if TYPE_CHECKING:
 # 60 and 0.705 / 0.706 / 0.705 at 10 / 20 / 30 (a plateau, every category up; ADR 0010).
 RRF_K = 20
 HIGH, MEDIUM = 0.5, 0.35  # cosine bands of MiniLM for "clearly about it" / "related"
+# Beside the ranker's one list (ADR 0010, "the ranker"): the list stands for the three legs it
+# replaces (semantic, turn keyword, date), so its first hit fuses what a unit first in all three
+# did and the recency prior keeps its pull; a current fact counts twice that, as a fact is what a
+# question about a field wants (at 3, facts fell below units on the service-dialogue suites;
+# `bench.scenarios_search` recall@8 on the third development suite 0.525 at 3, 0.538 at 6 and 12).
+LEG_WEIGHTS = {"ranked": 3.0, "facts": 6.0}
+RECENCY_POOL = 50  # legs.CANDIDATES
 SUBJECT_WEIGHT = 0.5  # a third of a leg at rank 1: breaks ties, never outweighs a match
-_SUBJECT = re.compile(r"^On \d{1,2} \w+ \d{4}, (\w+)")
 _ORDER = {"high": 2, "medium": 1, "low": 0}
 
 History = list[tuple[str, datetime.datetime, datetime.datetime | None]]
 
 
 def rrf_fuse(legs: dict[str, list[Hit]]) -> dict[str, Hit]:
-    """One hit per id, crediting 1 / (RRF_K + rank) for each leg that found it."""
+    """One hit per id, crediting weight / (RRF_K + rank) for each leg that found it (weight 1
+    but for LEG_WEIGHTS)."""
     merged: dict[str, Hit] = {}
     for leg, hits in legs.items():
+        weight = leg_weight(leg, legs)
         for rank, hit in enumerate(hits, 1):
             kept = merged.setdefault(hit.id, hit)
             kept.legs.setdefault(leg, {}).update({"rank": rank} | hit.legs.get(leg, {}))
             if kept.similarity is None and hit.similarity is not None:
                 kept.similarity = hit.similarity
-            kept.fused += 1.0 / (RRF_K + rank)
+            kept.fused += weight / (RRF_K + rank)
     return merged
-
-
-def _subject(text: str) -> str | None:
-    match = _SUBJECT.match(text)
-    return match.group(1).lower() if match else None
 
 
 def subject_prior(merged: dict[str, Hit], query: str, names: set[str]) -> None:
@@ -50,15 +53,21 @@ def subject_prior(merged: dict[str, Hit], query: str, names: set[str]) -> None:
         return
     subject = next(iter(named))
     for hit in merged.values():
-        if hit.source == "acu" and _subject(hit.text) == subject:
+        if hit.source == "acu" and unit_subject(hit.text) == subject:
             hit.fused += SUBJECT_WEIGHT / (RRF_K + 1)
             hit.legs["subject"] = {"rank": 1}
 
 
 def recency_prior(merged: dict[str, Hit], weight: float) -> None:
-    """One more "leg" that ranks by when it was said."""
+    """One more "leg" that ranks by when it was said: the hits some leg ranked within
+    RECENCY_POOL (the legs' candidates), so that a larger k, which reads further down a leg,
+    does not move the first results."""
     by_time = sorted(
-        merged.values(),
+        (
+            h
+            for h in merged.values()
+            if min((v.get("rank", 0) for v in h.legs.values()), default=0) <= RECENCY_POOL
+        ),
         key=lambda h: h.occurred_at or datetime.datetime.min.replace(tzinfo=datetime.UTC),
         reverse=True,
     )
@@ -91,7 +100,17 @@ def diversified(ordered: list[Hit], k: int) -> list[Hit]:
     return out
 
 
-def top_k(merged: dict[str, Hit], *, legs: int, recency_weight: float, k: int) -> list[Hit]:
+def leg_weight(leg: str, legs: dict[str, Any]) -> float:
+    """1, but for LEG_WEIGHTS beside the ranker's list."""
+    return LEG_WEIGHTS.get(leg, 1.0) if "ranked" in legs else 1.0
+
+
+def legs_weight(legs: dict[str, Any]) -> float:
+    """What a hit first in every leg fuses (before the priors)."""
+    return sum(leg_weight(leg, legs) for leg in legs)
+
+
+def top_k(merged: dict[str, Hit], *, legs: float, recency_weight: float, k: int) -> list[Hit]:
     """The best k, diversified, each scored against the most any hit could fuse (first in every
     leg and in recency) and given the confidence of its similarity."""
     ceiling = (legs + recency_weight) / (RRF_K + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,3 +66,13 @@ def turn_refs(session: Any, first: int | None, last: int | None) -> list[dict[st
 def turn_ref_keys(hit: Hit) -> list[str]:
     """The hit's turns as ``session:seq`` keys, for telling which turns a result covers."""
     return [f"{t['session']}:{t['seq']}" for t in hit.turns]
+
+
+_SUBJECT = re.compile(r"^On \d{1,2} \w+ \d{4}, (\w+)")
+
+
+def unit_subject(text: str) -> str | None:
+    """Who a memory unit is about, lower-case: its subject follows its date ("On 8 May 2023,
+    Caroline …"); None when it does not start so."""
+    match = _SUBJECT.match(text)
+    return match.group(1).lower() if match else None

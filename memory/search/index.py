@@ -35,6 +35,7 @@ from django.db import connection
 
 from memory.models import Entity
 from memory.search.bm25 import Bm25
+from memory.search.hits import unit_subject
 
 MAX_USER_ROWS = 20_000  # units + turns; a larger user is held as a window
 WINDOW = 20_000  # a heavy user's newest turns, and newest units, held for their keyword legs
@@ -77,10 +78,12 @@ class UserIndex:
     unit_turns: list[tuple[str, int, int] | None] = field(default_factory=list)
     vectors: list[np.ndarray] = field(default_factory=list)
     dates: list[datetime.date] = field(default_factory=list)
+    subjects: list[str | None] = field(default_factory=list)
     units: Bm25 = field(default_factory=Bm25)
     turn_keys: list[tuple[str, int]] = field(default_factory=list)
     turns: Bm25 = field(default_factory=Bm25)
     by_turn: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    derived: dict[str, Any] = field(default_factory=dict)  # what the ranker works out from these
     _matrix: np.ndarray | None = None
     _orphans: np.ndarray | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -89,6 +92,7 @@ class UserIndex:
         """Empty it (its lock stays: the caller holds it)."""
         self.state, self.max_unit, self.max_turn = (-1, -1), 0, 0  # ``window`` stays
         self.unit_ids, self.unit_turns, self.vectors, self.dates = [], [], [], []
+        self.subjects, self.derived = [], {}
         self.units, self.turn_keys, self.turns, self.by_turn = Bm25(), [], Bm25(), {}
         self._matrix = self._orphans = None
 
@@ -105,6 +109,7 @@ class UserIndex:
         for unit_id, text, session, first, last, embedding, occurred_at in rows:
             self.units.add(text)
             self.dates.append(occurred_at.date())
+            self.subjects.append(unit_subject(text))
             position = len(self.unit_ids)
             self.max_unit = max(self.max_unit, int(unit_id))
             self.unit_ids.append(int(unit_id))

@@ -15,8 +15,10 @@ from memory.search.dates import date_test
 from memory.search.hits import Hit, turn_refs
 from memory.search.index import UserIndex
 from memory.search.legs import CANDIDATES, TURN_CANDIDATES, turn_hit
+from memory.search.ranker import explained, unit_scores
 
 DATE_LEG = True  # False: no date leg (how ADR 0010 measured it)
+RANKER = True  # False: the legs fused by rank, as before the ranker (how ADR 0010 measured it)
 DATE_CANDIDATES = 20  # the units said on the day (or month) the query names, by similarity
 
 
@@ -36,11 +38,24 @@ def index_legs(
     words: str | None,
     session: str | None,
     query: str | None = None,
-) -> tuple[dict[str, list[tuple[int, float]]], np.ndarray]:
+    names: set[str] | None = None,
+    k: int = 10,
+) -> tuple[dict[str, list[tuple[int, float]]], np.ndarray, dict[int, dict[str, float]]]:
     """leg → [(unit position, leg score)], best first; and every unit's cosine. ``words``:
-    the keyword query (None: no keyword legs); ``session``: keep to that session's units."""
+    the keyword query (None: no keyword legs); ``session``: keep to that session's units.
+    With ``query`` (and RANKER), one leg: the ranker's best CANDIDATES units, or two a result
+    for a large ``k`` (a turn's units fold into one result), with the features it weighed for
+    each (the third value, by unit position)."""
     similarity = index.matrix @ vector if index.unit_ids else np.zeros(0, np.float32)
     allowed = _allowed(index, session)
+    if RANKER and query is not None:
+        scores, features = unit_scores(index, similarity=similarity, words=words, query=query,
+                                       names=names or set())  # fmt: skip
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        top = _top(scores, max(CANDIDATES, 2 * k), False)
+        ranked = [(i, float(scores[i])) for i in top if np.isfinite(scores[i])]
+        return {"ranked": ranked}, similarity, {i: explained(features[i]) for i, _ in ranked}
     masked = similarity if allowed is None else np.where(allowed, similarity, -np.inf)
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip
@@ -54,7 +69,7 @@ def index_legs(
             legs["date"] = [
                 (i, float(similarity[i])) for i in _top(dated, DATE_CANDIDATES, False) if said[i]
             ]
-    return legs, similarity
+    return legs, similarity, {}
 
 
 def _allowed(index: UserIndex, session: str | None) -> np.ndarray | None:
@@ -113,10 +128,12 @@ def index_hits(
     *,
     scope: list[int],
     vector: str | None = None,
+    details: dict[int, dict[str, float]] | None = None,
 ) -> dict[str, list[Hit]]:
     """The legs as hits: one read of the rows of every unit any leg chose. Each hit's cosine
     from ``similarity`` (per unit position), or, for a window without vectors, computed in
-    that read against ``vector``."""
+    that read against ``vector``; ``details``: what explain shows of a unit's leg score (the
+    ranker's features)."""
     positions = sorted({p for ranked in legs.values() for p, _ in ranked})
     if not positions:
         return {leg: [] for leg in legs}
@@ -139,7 +156,7 @@ def index_hits(
             hit = Hit(f"acu:{row[0]}", "acu", row[1], row[5], str(row[2]) if row[2] else None,
                       turn_refs(row[2], row[3], row[4]), similarity=cos)  # fmt: skip
             if leg != "semantic":
-                hit.legs[leg] = {"score": round(score, 4)}
+                hit.legs[leg] = {"score": round(score, 4), **(details or {}).get(position, {})}
             hits.append(hit)
         out[leg] = hits
     return out

@@ -63,7 +63,7 @@ def memory_search(
         vector = query_cache.get(query)
     with _timed(timings, "legs_ms"):
         legs, window = _legs_run(
-            agent, end_user, query, vector, session, current_facts, state, timings
+            agent, end_user, query, vector, session, current_facts, state, timings, k
         )
     with _timed(timings, "fuse_ms"):
         ranked = _fuse(agent, end_user, query, legs, k)
@@ -98,6 +98,7 @@ def _legs_run(
     current_facts: list[Entity],
     state: tuple[int, int],
     timings: dict[str, float],
+    k: int,
 ) -> tuple[dict[str, list[Hit]], UserIndex | None]:
     """Each leg's hits, best first; each leg's time goes into ``timings`` (ADR 0010's
     profile). Over the user's in-process index when it can hold them (english), else in SQL;
@@ -112,11 +113,11 @@ def _legs_run(
     scope = [agent.tenant_id, agent.pk, user.pk]
     if index is not None and not index.window:
         with _timed(timings, "rank_ms"), index.lock:
-            ranked, similarity = index_legs(
-                index, vector=vector, words=words or None, session=session, query=query
-            )
+            ranked, similarity, details = index_legs(index, vector=vector, words=words or None,
+                                                     session=session, query=query, k=k,
+                                                     names=participants(agent, user))  # fmt: skip
         with _timed(timings, "rows_ms"):
-            legs = index_hits(index, ranked, similarity, scope=scope)
+            legs = index_hits(index, ranked, similarity, scope=scope, details=details)
     elif index is not None:
         # A heavy user (ADR 0029): meaning over all their units by their own HNSW index, words
         # over the newest of their turns and units in process.
@@ -170,9 +171,12 @@ def _referents_first(referents: list[Hit], ranked: list[Hit], k: int) -> list[Hi
 
 def _fuse(agent: Agent, user: EndUser, query: str, legs: dict[str, list[Hit]], k: int) -> list[Hit]:
     merged = fusion.rrf_fuse(legs)
-    fusion.subject_prior(merged, query, participants(agent, user))
+    if "ranked" not in legs:  # the ranker weighs the subject itself
+        fusion.subject_prior(merged, query, participants(agent, user))
     fusion.recency_prior(merged, agent.search_recency_weight)
-    return fusion.top_k(merged, legs=len(legs), recency_weight=agent.search_recency_weight, k=k)
+    return fusion.top_k(
+        merged, legs=fusion.legs_weight(legs), recency_weight=agent.search_recency_weight, k=k
+    )
 
 
 def _stale_mark(agent: Agent, user: EndUser, ranked: list[Hit], current: list[Entity]) -> None:

@@ -51,14 +51,95 @@ UNITS = [
 ]
 
 
-def test_semantic_leg_alone_finds_the_meaning(advisor: Agent, priya: EndUser) -> None:
+@pytest.fixture
+def fused_legs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The legs fused by rank, as for a heavy user or another language (no ranker)."""
+    import memory.search.index_legs
+
+    monkeypatch.setattr(memory.search.index_legs, "RANKER", False)
+
+
+def _ranked(hit: Any) -> dict[str, float]:
+    return dict(hit.legs["ranked"])
+
+
+@pytest.mark.parametrize("ranker", [True, False])
+def test_without_words_the_meaning_alone_finds_it(
+    advisor: Agent, priya: EndUser, ranker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memory.search.index_legs
+
+    monkeypatch.setattr(memory.search.index_legs, "RANKER", ranker)
     agent_settings_update(agent=advisor, changes={"hybrid_search": False}, actor="t")
     _units(advisor, priya, *UNITS)
     result = memory_search(agent=advisor, end_user=priya, query="Does she have any pets?", k=3)
     assert _texts(result)[0] == UNITS[0][0]
-    assert set(result.hits[0].legs) == {"semantic", "recency"}
+    if ranker:
+        assert set(result.hits[0].legs) == {"ranked", "recency"}
+        assert _ranked(result.hits[0])["turn_bm25"] == 0 and _ranked(result.hits[0])["cosine"] > 0.3
+    else:
+        assert set(result.hits[0].legs) == {"semantic", "recency"}
 
 
+def test_the_ranker_finds_the_exact_name_by_its_words(advisor: Agent, priya: EndUser) -> None:
+    _units(advisor, priya, *UNITS)
+    result = memory_search(agent=advisor, end_user=priya, query="Baner", k=4)
+    assert result.hits[0].text == UNITS[1][0] and result.hits[0].legs["ranked"]["rank"] == 1
+    # Only that unit names Baner (these units' turns are not in the log: their own words count).
+    assert [_ranked(h)["turn_bm25"] > 0 for h in result.hits] == [True, False, False, False]
+
+
+def test_the_ranker_puts_meaning_and_words_together_first(advisor: Agent, priya: EndUser) -> None:
+    _units(advisor, priya, *UNITS)
+    result = memory_search(
+        agent=advisor, end_user=priya, query="where does Priya work as a nurse", k=4
+    )
+    top = result.hits[0]
+    assert top.text == UNITS[2][0] and _ranked(top)["turn_bm25"] == 1.0
+    assert top.score > result.hits[1].score and top.confidence == "high"
+
+
+def test_the_answer_two_turns_after_the_subject_is_found(advisor: Agent, priya: EndUser) -> None:
+    """The turn that answers seldom names the subject: "I loved the Becoming Nicole book" /
+    "What did you take from it?" / "Self-acceptance, and that hard times pass." The same answer
+    said once after that exchange and once (later) after unrelated turns: the ranker puts the
+    one after the exchange first; the legs fused by rank, which see only its own words and
+    meaning, prefer the newer."""
+    hot_document_load(agent=advisor, end_user=priya)
+    answer = "Self-acceptance, mostly, and that hard times do pass."
+    said = {MARCH: ["I finally finished reading the Becoming Nicole book last night.",
+                    "Oh nice, what did you take away from it?", answer],
+            MAY: ["We repainted the kitchen a pale yellow over the weekend.",
+                  "The dog has been chewing the sofa cushions again.", answer]}  # fmt: skip
+    for when, texts in said.items():
+        session = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk,
+                               end_user_id=priya.pk, external_id=f"s-{when:%m}").id  # fmt: skip
+        turn_append(tenant_id=advisor.tenant_id, session_id=session, turns=[
+            TurnIn("user" if i % 2 == 0 else "assistant", t, occurred_at=when) for i, t in enumerate(texts)])  # fmt: skip
+        acu_create_many(agent=advisor, end_user=priya, units=[
+            {"text": f"On {when.day} {when:%B %Y}, Priya said: {t}", "embedding": v, "session_id": session,
+             "first_seq": i + 1, "last_seq": i + 1, "occurred_at": when, "content_hash": f"nicole-{when:%m}-{i}"}
+            for i, (t, v) in enumerate(zip(texts, embed(texts), strict=True))])  # fmt: skip
+    query = "What did Priya learn from the book Becoming Nicole?"
+
+    def answers(result: Any) -> list[str]:
+        return [h.text.split(",")[0] for h in result.hits if answer in h.text]
+
+    ranked = memory_search(agent=advisor, end_user=priya, query=query, k=6)
+    assert answers(ranked) == ["On 3 March 2026", "On 9 May 2026"]
+    first = next(h for h in ranked.hits if answer in h.text)
+    assert _ranked(first)["before_bm25"] == 1.0
+    import memory.search.index_legs
+
+    memory.search.index_legs.RANKER = False
+    try:
+        fused = memory_search(agent=advisor, end_user=priya, query=query, k=6)
+    finally:
+        memory.search.index_legs.RANKER = True
+    assert answers(fused) == ["On 9 May 2026", "On 3 March 2026"]
+
+
+@pytest.mark.usefixtures("fused_legs")
 def test_keyword_leg_alone_finds_the_exact_name(advisor: Agent, priya: EndUser) -> None:
     _units(advisor, priya, *UNITS)
     result = memory_search(agent=advisor, end_user=priya, query="Baner", k=4)
@@ -67,6 +148,7 @@ def test_keyword_leg_alone_finds_the_exact_name(advisor: Agent, priya: EndUser) 
     assert sum("keyword" in hit.legs for hit in result.hits) == 1  # only that unit names Baner
 
 
+@pytest.mark.usefixtures("fused_legs")
 def test_fusion_puts_what_both_legs_found_first(advisor: Agent, priya: EndUser) -> None:
     _units(advisor, priya, *UNITS)
     result = memory_search(
@@ -105,18 +187,26 @@ def test_weak_memory_falls_back_to_the_turn_log_ranked_last_and_low(
     assert result.hits[-1].source == "turn"
 
 
-def test_explain_gives_each_legs_rank_and_score(advisor: Agent, priya: EndUser) -> None:
+@pytest.mark.parametrize("ranker", [True, False])
+def test_explain_says_why_a_hit_ranks_where_it_does(
+    advisor: Agent, priya: EndUser, ranker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranker's features by name; or, for the legs fused by rank, each leg's rank and score."""
+    import memory.search.index_legs
+    from memory.search.ranker import WEIGHTS
+
+    monkeypatch.setattr(memory.search.index_legs, "RANKER", ranker)
     _units(advisor, priya, *UNITS)
-    body = (
-        memory_search(agent=advisor, end_user=priya, query="Baner metro flat", k=2)
-        .hits[0]
-        .body(explain=True)
-    )
-    assert body["explain"]["legs"]["semantic"]["rank"] == 1
-    assert (
-        body["explain"]["legs"]["keyword"]["rank"] == 1
-        and body["explain"]["legs"]["keyword"]["score"] > 0
-    )
+    top = memory_search(agent=advisor, end_user=priya, query="Baner metro flat", k=2).hits[0]
+    body = top.body(explain=True)
+    legs = body["explain"]["legs"]
+    if ranker:
+        assert legs["ranked"]["rank"] == 1
+        assert set(legs["ranked"]) == {"rank", "score", *(n for n, _ in WEIGHTS)}
+        assert legs["ranked"]["turn_bm25"] == 1.0 and legs["ranked"]["cosine_rank"] == 0.0
+    else:
+        assert legs["semantic"]["rank"] == 1
+        assert legs["keyword"]["rank"] == 1 and legs["keyword"]["score"] > 0
     assert 0 < body["explain"]["similarity"] <= 1 and body["explain"]["fused"] > 0
 
 
@@ -176,9 +266,8 @@ def test_blank_query_finds_nothing_weird(advisor: Agent, priya: EndUser, query: 
     assert len(result.hits) <= 3
 
 
-def test_a_question_about_one_participant_prefers_what_they_said(
-    advisor: Agent, priya: EndUser
-) -> None:
+def _two_painters(advisor: Agent, priya: EndUser) -> None:
+    """Caroline and Melanie, each said to have painted the same sunset."""
     hot_document_load(agent=advisor, end_user=priya)
     session = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk,
                            metadata={"participants": {"user": "Caroline", "assistant": "Melanie"}}).id  # fmt: skip
@@ -189,10 +278,24 @@ def test_a_question_about_one_participant_prefers_what_they_said(
         {"text": t, "embedding": v, "session_id": session, "first_seq": i + 1, "last_seq": i + 1,
          "occurred_at": MARCH, "content_hash": f"subject-{i}"} for i, (t, v) in enumerate(zip(texts, vectors, strict=True))
     ])  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [True, False])
+def test_a_question_about_one_participant_prefers_what_they_said(
+    advisor: Agent, priya: EndUser, ranker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranker weighs the subject as a feature; the legs fused by rank add a subject prior."""
+    import memory.search.index_legs
+
+    monkeypatch.setattr(memory.search.index_legs, "RANKER", ranker)
+    _two_painters(advisor, priya)
     for who in ("Caroline", "Melanie"):
         result = memory_search(agent=advisor, end_user=priya, query=f"What did {who} paint?", k=2)
         assert result.hits[0].text.startswith(f"On 3 March 2026, {who}"), who
-        assert "subject" in result.hits[0].legs
+        if ranker:
+            assert [_ranked(h)["subject"] for h in result.hits] == [1, 0]
+        else:
+            assert "subject" in result.hits[0].legs and "subject" not in result.hits[1].legs
 
 
 def test_the_turn_vector_of_each_allowed_language() -> None:

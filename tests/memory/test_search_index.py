@@ -104,13 +104,15 @@ def test_the_index_takes_appends_and_reloads_after_a_rebuild(
     assert np.allclose(index.matrix.shape, (0, 384))
 
 
-def test_the_date_leg_prefers_what_was_said_that_month(advisor: Agent, priya: EndUser) -> None:
+def test_a_named_month_prefers_what_was_said_that_month(advisor: Agent, priya: EndUser) -> None:
     _said(advisor, priya, [("We went camping by the lake with the kids.", MAY),
-                           ("We went camping in the mountains, it rained.", JULY)])  # fmt: skip
-    result = memory_search(
-        agent=advisor, end_user=priya, query="Where did Priya go camping in July?", k=2
-    )
-    assert "mountains" in result.hits[0].text and "date" in result.hits[0].legs
+                           ("We went camping by the river with the kids.", JULY)])  # fmt: skip
+    for month, place in (("July", "river"), ("May", "lake")):
+        result = memory_search(
+            agent=advisor, end_user=priya, query=f"Where did Priya go camping in {month}?", k=2
+        )
+        assert place in result.hits[0].text, month
+        assert [h.legs["ranked"]["date"] for h in result.hits] == [1, 0]
 
 
 def test_a_unit_whose_turns_are_gone_is_found_by_its_own_words(
@@ -123,7 +125,8 @@ def test_a_unit_whose_turns_are_gone_is_found_by_its_own_words(
          "last_seq": None, "occurred_at": MAY, "content_hash": "orphan-1"}])  # fmt: skip
     hot_document_rebuild(agent=advisor, end_user=priya)
     result = memory_search(agent=advisor, end_user=priya, query="Baner", k=3)
-    assert result.hits[0].text == text and result.hits[0].legs["keyword"]["rank"] == 1
+    assert result.hits[0].text == text and result.hits[0].legs["ranked"]["rank"] == 1
+    assert result.hits[0].legs["ranked"]["turn_bm25"] == 1.0  # its own words, over the best
 
 
 def test_an_erased_user_leaves_no_index_behind(advisor: Agent, priya: EndUser) -> None:
