@@ -43,8 +43,10 @@ def memory_search(
     session: str | None = None,
     now: datetime.datetime | None = None,
     resolve_in: Session | None = None,
+    facts: bool = True,
 ) -> SearchResult:
     """The best ``k`` hits for ``query``; ``session`` keeps the legs to that session's memory;
+    ``facts``: False leaves the current facts out (a context pack has them already);
     ``resolve_in`` resolves references in the query against that session (its recent turns,
     the user's previous session, the facts): what the query points at leads the results, and
     its words join the query the legs search with."""
@@ -63,7 +65,15 @@ def memory_search(
         vector = query_cache.get(query)
     with _timed(timings, "legs_ms"):
         legs, window = _legs_run(
-            agent, end_user, query, vector, session, current_facts, state, timings, k
+            agent,
+            end_user,
+            query,
+            vector,
+            session,
+            current_facts if facts else None,
+            state,
+            timings,
+            k,
         )
     with _timed(timings, "fuse_ms"):
         ranked = _fuse(agent, end_user, query, legs, k)
@@ -95,7 +105,7 @@ def _legs_run(
     query: str,
     vector: np.ndarray,
     session: str | None,
-    current_facts: list[Entity],
+    current_facts: list[Entity] | None,
     state: tuple[int, int],
     timings: dict[str, float],
     k: int,
@@ -129,7 +139,9 @@ def _legs_run(
             legs.update(index_hits(index, ranked, None, scope=scope, vector=literal))
     else:
         legs = _sql_legs(agent, user, vector_literal(vector), words, session, timings)
-    legs["facts"] = [] if session else facts_leg(current=current_facts, query=query)
+    legs["facts"] = (
+        [] if session or current_facts is None else facts_leg(current=current_facts, query=query)
+    )
     return legs, index if index is not None and index.window else None
 
 

@@ -51,9 +51,10 @@ def context_pack_for_session(
     if query:
         found = memory_search(
             agent=session.agent, end_user=session.end_user, query=query,
-            k=SEARCH_HITS_IN_CONTEXT, resolve_in=session,
+            k=SEARCH_HITS_IN_CONTEXT, resolve_in=session, facts=False,
         )  # fmt: skip
-        # Facts are in the document already, except one the query points at ("my usual…").
+        # Facts are in the document already (so not searched: beside the ranker they would lead
+        # and leave fewer slots), except one the query points at ("my usual…").
         hits = [h for h in found.hits if h.source != "entity" or "reference" in h.legs]
     packed = context_pack(
         document=document,

@@ -241,6 +241,26 @@ def test_a_superseded_value_is_never_a_high_confidence_current_fact(
     assert not next(hit for hit in result.hits if "80 lakhs" in hit.text).stale
 
 
+def test_a_context_pack_searches_units_only_and_fills_its_slots(
+    advisor: Agent, priya: EndUser
+) -> None:
+    """Beside the ranker a current fact weighs most; /v1/context has the facts already and asks
+    without them (``facts=False``), so the units it packs are not crowded out."""
+    entity_upsert(agent=advisor, end_user=priya, key="budget",
+                  value={"amount": 8_000_000, "currency": "INR"}, valid_from=MAY, actor="t")  # fmt: skip
+    _units(
+        advisor,
+        priya,
+        *[(f"On 9 May 2026, Priya looked at flat {i} in Baner.", MAY) for i in range(8)],
+    )
+    query = "What is Priya's budget for a flat in Baner?"
+    with_facts = memory_search(agent=advisor, end_user=priya, query=query, k=8)
+    assert with_facts.hits[0].source == "entity"
+    assert sum(h.source == "acu" for h in with_facts.hits) == 7
+    units_only = memory_search(agent=advisor, end_user=priya, query=query, k=8, facts=False)
+    assert [h.source for h in units_only.hits] == ["acu"] * 8
+
+
 def test_one_users_search_never_returns_anothers_memory(
     advisor: Agent, priya: EndUser, tenant_a: Any
 ) -> None:
