@@ -51,8 +51,10 @@ def django_setup(var: Path) -> str:
 
     uri = pgserver.get_server(var / "pgdata", cleanup_mode=None).get_uri()
     os.environ.update(DATABASE_URL=uri, REDIS_URL=f"unix://{var / 'redis' / 'redis.sock'}",
-                      SECRET_KEY_FILE=str(var / "secret_key"), HANDOVER_VAR_DIR=str(var),
-                      DJANGO_SETTINGS_MODULE="config.settings")  # fmt: skip
+                      HANDOVER_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings")  # fmt: skip
+    # The server's key: one given in the environment (the server keeps it), else its file.
+    if not os.environ.get("SECRET_KEY"):
+        os.environ["SECRET_KEY_FILE"] = str(var / "secret_key")
     import django
 
     django.setup()
