@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 MONTHS = {name: i for i, name in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1)}  # fmt: skip
@@ -41,3 +43,10 @@ def _near(year: int, month: int, day: int) -> Callable[[datetime.date], bool] | 
     except ValueError:
         return None
     return lambda d: when - DAY_SLACK <= d <= when + DAY_SLACK
+
+
+def said_then(query: str, days: Sequence[datetime.date]) -> np.ndarray | None:
+    """Per day: whether it is (near) the day, or in the month, the query names; None when the
+    query names none."""
+    test = date_test(query)
+    return None if test is None else np.array([test(day) for day in days], dtype=bool)

@@ -5,10 +5,9 @@ recency prior, one slot per turn, scores and confidence, stale marks, and room f
 from __future__ import annotations
 
 import datetime
-import re
 from typing import TYPE_CHECKING, Any
 
-from memory.search.hits import Hit, turn_ref_keys, unit_subject
+from memory.search.hits import Hit, named_participant, turn_ref_keys, unit_subject
 
 if TYPE_CHECKING:
     from memory.models import Entity
@@ -48,10 +47,9 @@ def rrf_fuse(legs: dict[str, list[Hit]]) -> dict[str, Hit]:
 def subject_prior(merged: dict[str, Hit], query: str, names: set[str]) -> None:
     """A question about one participant prefers what that participant said or did (a unit's
     subject follows its date: "On 8 May 2023, Caroline …")."""
-    named = {w.lower() for w in re.findall(r"[A-Za-z]+", query)} & names
-    if len(named) != 1:
+    subject = named_participant(query, names)
+    if subject is None:
         return
-    subject = next(iter(named))
     for hit in merged.values():
         if hit.source == "acu" and unit_subject(hit.text) == subject:
             hit.fused += SUBJECT_WEIGHT / (RRF_K + 1)

@@ -69,6 +69,7 @@ def turn_ref_keys(hit: Hit) -> list[str]:
 
 
 _SUBJECT = re.compile(r"^On \d{1,2} \w+ \d{4}, (\w+)")
+_WORDS = re.compile(r"[A-Za-z]+")
 
 
 def unit_subject(text: str) -> str | None:
@@ -76,3 +77,9 @@ def unit_subject(text: str) -> str | None:
     Caroline …"); None when it does not start so."""
     match = _SUBJECT.match(text)
     return match.group(1).lower() if match else None
+
+
+def named_participant(query: str, names: set[str]) -> str | None:
+    """The one participant of ``names`` (lower-case) the query names; None for none or several."""
+    named = {w.lower() for w in _WORDS.findall(query)} & names
+    return next(iter(named)) if len(named) == 1 else None

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from django.db import connection
 
-from memory.search.dates import date_test
+from memory.search.dates import said_then
 from memory.search.hits import Hit, turn_refs
 from memory.search.index import UserIndex
 from memory.search.legs import CANDIDATES, TURN_CANDIDATES, turn_hit
@@ -60,8 +60,7 @@ def index_legs(
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip
     legs.update(keyword_legs(index, words=words, session=session, allowed=allowed))
-    if DATE_LEG and query is not None and (test := date_test(query)) is not None:
-        said = np.array([test(day) for day in index.dates], dtype=bool)
+    if DATE_LEG and query is not None and (said := said_then(query, index.dates)) is not None:
         if allowed is not None:
             said &= allowed
         if said.any():
