@@ -10,7 +10,7 @@ import pytest
 
 from bench.extraction import session_time
 from bench.locomo import baselines, diff, report
-from bench.locomo.data import evidence_ids, locomo_date, turn_lines
+from bench.locomo.data import answer_coverage, evidence_ids, locomo_date, tail_block, turn_lines
 from bench.locomo.metrics import (
     aggregate,
     all_at,
@@ -218,3 +218,23 @@ def test_the_ranker_fit_finds_the_feature_that_marks_the_evidence() -> None:
     covers = [["D1:1"], ["D1:1"], ["D1:2"], [], ["D1:3"]]
     scores = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
     assert recall_at_8(scores, covers, {"D1:2", "D1:3", "D2:1"}) == pytest.approx(2 / 3)
+
+
+def test_the_tail_baseline_takes_the_last_turns_that_fit(tmp_path: Path) -> None:
+    from memory.tokens import count_tokens
+
+    last = turn_lines(CONVERSATION)[-1][1]
+    assert tail_block(CONVERSATION, count_tokens(last)) == last
+    assert tail_block(CONVERSATION, count_tokens(last) - 1) == ""
+    assert tail_block(CONVERSATION, 10_000).count("\n") == 2  # all three turns
+
+
+def test_answer_coverage_counts_whole_answers_and_their_words(tmp_path: Path) -> None:
+    data = tmp_path / "qa.json"
+    data.write_text(json.dumps([{"sample_id": "conv-x", "qa": [
+        {"question": "Q1", "answer": "Pixel", "category": 4},
+        {"question": "Q2", "answer": "pottery classes in May", "category": 2},
+        {"question": "Q3", "answer": "no answer kept", "category": 5},  # not scored
+    ]}]))  # fmt: skip
+    cover = answer_coverage({"conv-x": "Ana's greyhound Pixel; Ben does pottery."}, data)
+    assert cover == {"answers": 2, "whole": 0.5, "words": round((1 + 1 / 3) / 2, 4)}

@@ -16,10 +16,10 @@ from typing import Any
 from bench.latency import Client, percentile, start_server
 from bench.locomo import RESULTS
 from bench.locomo.baselines import SYSTEMS, rankings
-from bench.locomo.data import evidence, load, questions
+from bench.locomo.data import answer_coverage, evidence, load, questions, tail_block
 from bench.locomo.metrics import aggregate, question_scores
 from bench.locomo.report import chart, report
-from bench.locomo.service import ask, context_ratio, ingest, replay
+from bench.locomo.service import ask, context_ratio, ingest, replay, session_blocks
 
 SERVICE = ("handover", "handover_k50")
 
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             client = Client(port, key)
             dia = ingest(client, conversations)
             asked = ask(client, questions(args.data), dia)
-            block_ratio = context_ratio(client, conversations)
+            blocks = session_blocks(client, conversations)
             reuse = None if args.skip_replay else replay(client, conversations)
         finally:
             server.send_signal(signal.SIGINT)
@@ -92,7 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     results["search_ms"] = latency(scored, "handover")
     results["search_k50_ms"] = latency(scored, "handover_k50")
-    results["context_tokens_ratio"] = block_ratio
+    results["context_tokens_ratio"] = context_ratio(blocks, conversations)
+    from memory.tokens import count_tokens
+
+    tails = {c["id"]: tail_block(c, count_tokens(blocks[c["id"]])) for c in conversations}
+    results["block_answer_coverage"] = {
+        "handover": answer_coverage(blocks, args.data),
+        "last_turns_same_tokens": answer_coverage(tails, args.data),
+    }
     results["prefix_reuse_ratio"] = reuse
 
     args.out.mkdir(parents=True, exist_ok=True)

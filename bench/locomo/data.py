@@ -44,6 +44,73 @@ def evidence(path: Path) -> dict[tuple[str, int], set[str]]:
             for item in json.loads(path.read_text()) for i, q in enumerate(item["qa"])}  # fmt: skip
 
 
+def answers(path: Path) -> dict[str, list[str]]:
+    """Scoring only: the answers of each conversation's questions."""
+    return {item["sample_id"]: [str(q["answer"]) for q in item["qa"]
+                                if str(q["category"]) in CATEGORIES and "answer" in q]
+            for item in json.loads(path.read_text())}  # fmt: skip
+
+
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "and",
+        "or",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "is",
+        "was",
+        "by",
+        "from",
+        "her",
+        "his",
+        "their",
+        "it",
+        "as",
+        "i",
+    ]
+)
+
+
+def answer_coverage(blocks: dict[str, str], path: Path) -> dict[str, float]:
+    """How much of the questions' answers a block holds: the share of answers found whole, and
+    of their words (a measure of what the block tells, so it cannot shrink by saying less)."""
+    words = lambda text: [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]  # noqa: E731
+    whole = share = n = 0.0
+    for conversation, said in answers(path).items():
+        block = blocks.get(conversation, "").lower()
+        present = set(words(block))
+        for answer in said:
+            if not words(answer):
+                continue
+            n += 1
+            whole += answer.lower() in block
+            share += sum(w in present for w in words(answer)) / len(words(answer))
+    return {"answers": int(n), "whole": round(whole / n, 4), "words": round(share / n, 4)}
+
+
+def tail_block(conversation: dict[str, Any], tokens: int) -> str:
+    """The baseline block: the history's last turns, speaker and date before each, as many as
+    fit in ``tokens`` (what an agent without memory would hand its model)."""
+    from memory.tokens import count_tokens
+
+    kept: list[str] = []
+    used = 0
+    for _, line in reversed(turn_lines(conversation)):
+        used += count_tokens(line)
+        if used > tokens:
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
 def turn_lines(conversation: dict[str, Any]) -> list[tuple[str, str]]:
     """(dia id, text) of every turn in order, as the baselines index and return it: the session's
     date as LoCoMo writes it and the speaker before the text, `[1:56 pm on 8 May, 2023] Caroline:

@@ -90,6 +90,13 @@ def report(results: dict[str, Any], out: Path) -> None:
           f"\nsession-start block / full history {results['context_tokens_ratio']:.2%} "
           f"(target ≤ 2 %) · prefix reuse {results['prefix_reuse_ratio']} (target ≥ 70 %) "
           f"· recall@8 target ≥ 0.80, every category above every baseline")  # fmt: skip
+    cover = results["block_answer_coverage"]
+    print(
+        "answers in the session-start block (whole / their words): Handover "
+        f"{cover['handover']['whole']:.1%} / {cover['handover']['words']:.1%}, the last turns in "
+        f"as many tokens {cover['last_turns_same_tokens']['whole']:.1%} / "
+        f"{cover['last_turns_same_tokens']['words']:.1%}"
+    )
     print(f"wrote {out / 'locomo.json'}, {out / 'locomo.rankings.jsonl'} and {out / 'locomo.png'}")
 
 

@@ -81,16 +81,25 @@ def ask(
     return items
 
 
-def context_ratio(client: Client, conversations: list[dict[str, Any]]) -> float:
-    from memory.tokens import count_tokens
-
-    ratios = []
+def session_blocks(client: Client, conversations: list[dict[str, Any]]) -> dict[str, str]:
+    """Each conversation's session-start block (what an agent starting a new session gets)."""
+    blocks = {}
     for conversation in conversations:
         _, body, *_ = client.call(
             "POST", "/v1/sessions", {"agent": "locomo", "user": conversation["id"]}
         )
+        blocks[conversation["id"]] = body["context_block"]
+    return blocks
+
+
+def context_ratio(blocks: dict[str, str], conversations: list[dict[str, Any]]) -> float:
+    """The block's tokens over the full history's, averaged over the conversations."""
+    from memory.tokens import count_tokens
+
+    ratios = []
+    for conversation in conversations:
         history = sum(count_tokens(t["text"]) for s in conversation["sessions"] for t in s["turns"])
-        ratios.append(count_tokens(body["context_block"]) / history)
+        ratios.append(count_tokens(blocks[conversation["id"]]) / history)
     return round(sum(ratios) / len(ratios), 4)
 
 

@@ -15,11 +15,11 @@ from typing import Any
 from core.text import sentences
 from extraction.extractors.rules.acts import RELATIONS, RELATIVE
 from extraction.extractors.rules.amounts import money_in
-from extraction.extractors.rules.fields import names_field
+from extraction.extractors.rules.fields import names_field, stem
 from extraction.text import ABSOLUTE_DATE, MONTHS, find_date, format_date
 from extraction.values import find_numbers, value_signature
 from memory.tokens import count_tokens
-from schemas.validation import FieldType
+from schemas.validation import Category, FieldType
 
 _DATED = re.compile(r"^On (\d{1,2}) (\w+) (\d{4}),")
 
@@ -33,11 +33,40 @@ def _date_of(sentence: str) -> datetime.date:
     return datetime.date.min
 
 
-def _score(sentence: str, newest: datetime.date) -> float:
+# "Caroline said: …": who said a unit, before what was said.
+_SAID = re.compile(r"^\s*(?:[A-Z][\w.'-]*\s+){1,3}said:\s*")
+
+
+def _values(sentence: str) -> frozenset[str]:
+    """What a summary sentence states, without its frame: not the date it is dated with or who
+    said it, and a date's day and year not counted again as numbers."""
+    start = _body_start(sentence)
+    body = sentence[start + (m.end() if (m := _SAID.match(sentence[start:])) else 0) :]
+    days = {n for match in ABSOLUTE_DATE.finditer(body) for n in re.findall(r"\d+", match.group(0))}
+    return frozenset(v for v in value_signature(body) if not (v[:2] == "n:" and v[2:] in days))
+
+
+def _score(sentence: str, newest: datetime.date, everywhere: frozenset[str]) -> float:
+    """Salience: the values and names a sentence states that the rest of the history does not
+    all share (the people talking are named everywhere, so they say nothing), its length up to
+    a point, and a year's age as much as one value."""
     age_days = (
         (newest - _date_of(sentence)).days if _date_of(sentence) != datetime.date.min else 3650
     )
-    return len(value_signature(sentence)) + min(count_tokens(sentence), 40) / 20 - age_days / 365
+    return (
+        len(_values(sentence) - everywhere) + min(count_tokens(sentence), 40) / 20 - age_days / 365
+    )
+
+
+def _everywhere(pool: list[str]) -> frozenset[str]:
+    """The names in more than a tenth of the pool (at least three sentences): the people whose
+    conversation it is."""
+    counts: dict[str, int] = {}
+    for sentence in pool:
+        for value in _values(sentence):
+            if value.startswith("name:"):
+                counts[value] = counts.get(value, 0) + 1
+    return frozenset(v for v, n in counts.items() if n >= max(3, len(pool) / 10))
 
 
 def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str:
@@ -45,7 +74,8 @@ def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str
     if not pool:
         return ""
     newest = max(_date_of(s) for s in pool)
-    ranked = sorted(pool, key=lambda s: _score(s, newest), reverse=True)
+    everywhere = _everywhere(pool)
+    ranked = sorted(pool, key=lambda s: _score(s, newest, everywhere), reverse=True)
     chosen: list[str] = []
     used = 0
     for sentence in ranked:
@@ -139,12 +169,17 @@ def _uncovered(
                and (a := _norm(FieldType.MONEY, v)) >= 10}  # fmt: skip
     if any(n in amounts for n, _, _ in _spans(FieldType.NUMBER, sentence, start)):
         return True  # "they were 85 with delivery": an amount a money fact holds or held, bare
+    if FieldType.NUMBER in types and any(
+        _COUNTS.match(sentence, end) and not _LABEL.search(sentence, 0, begin)
+        for _, begin, end in _spans(FieldType.NUMBER, sentence, start)
+    ):
+        return True  # "3 bedrooms", "15 waiters for 150 guests": a count, the facts' to say
     if _spans(FieldType.NUMBER, sentence, start) and any(
         f["type"] == FieldType.NUMBER
         and (names_field(f, body) or _names_thing(f, versions, lowered))
         for f in fields
     ):
-        return True  # "3 bedrooms", "atorvastatin 10"
+        return True  # "atorvastatin 10": a number beside a word or thing of a number field
     for field in fields:
         if field["type"] == FieldType.ENUM and any(
             re.search(rf"\b{re.escape(str(c).lower())}\b", lowered)
@@ -158,6 +193,17 @@ def _uncovered(
     return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", lowered) for t in texts)
 
 
+# A number that counts something: a word follows it ("150 guests", "4 mg"), not a function
+# word or the end ("Day 3.", "flat number 5 in Baner", "at 5 pm": labels and times).
+_COUNTS = re.compile(
+    r"\s*(?!(?:in|on|at|to|and|or|of|for|the|a|an|with|from|by|is|was|are|were|am|pm|"
+    r"a\.m|p\.m|o'clock)\b)[a-z]{2,}",
+    re.I,
+)
+_LABEL = re.compile(
+    r"(?i)\b(?:day|no|number|room|flat|unit|order|page|step|floor|gate|seat|table|"
+    r"platform|ref|#)\.?\s*$"
+)  # "Day 3 went well": a name, not a count
 # Someone the summary names by their relation to the user ("Laura Chen's old roommate").
 _THEIRS = re.compile(rf"\b[A-Z]\w*'s\s+(?:\w+\s+)?(?:{RELATIONS})s?\b")
 
@@ -184,7 +230,10 @@ def _names_thing(field: dict[str, Any], versions: list[Version], lowered: str) -
         for v in versions
         if v.field == field["key"] and ":" in v.key
     }
-    return any(t and re.search(rf"\b{re.escape(t)}\b", lowered) for t in things)
+    said = {stem(w) for w in re.findall(r"[\w'-]+", lowered)}  # "shoe size" names "shoes"
+    return any(
+        t and (re.search(rf"\b{re.escape(t)}\b", lowered) or stem(t) in said) for t in things
+    )
 
 
 _NAME_FIELDS = {"name", "full_name", "first_name", "customer_name", "user_name"}
@@ -202,8 +251,10 @@ def _body_start(sentence: str) -> int:
 
 def _history(fields: list[dict[str, Any]], versions: list[Version]) -> list[str]:
     """One sentence per fact that changed: its last value before the current one, and since
-    when the current one holds ("Budget: ₹50 lakh until 9 March 2026; ₹80 lakh since.")."""
-    labels = {f["key"]: f["key"].replace("_", " ") for f in fields}
+    when the current one holds ("Budget: ₹50 lakh until 9 March 2026; ₹80 lakh since."). Not of
+    an ephemeral field: how the user felt yesterday is not history worth a line."""
+    labels = {f["key"]: f["key"].replace("_", " ") for f in fields
+              if f.get("category") != Category.EPHEMERAL}  # fmt: skip
     chains: dict[str, list[Version]] = {}
     for version in versions:
         chains.setdefault(version.key, []).append(version)

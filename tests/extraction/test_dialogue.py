@@ -14,7 +14,7 @@ from extraction.services import extraction_run_execute, extraction_run_request
 from memory.models import EndUser, Entity, HotDocument
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from memory.tokens import count_tokens
-from schemas.defaults import PROPERTY_ADVISOR
+from schemas.defaults import GENERAL_ASSISTANT, PROPERTY_ADVISOR
 from schemas.models import Agent
 from schemas.services import agent_create
 from tenants.models import Tenant
@@ -108,3 +108,22 @@ def test_short_replies_answer_the_field_the_agent_asked_about(
     assert set(facts) == {"city", "budget", "bedrooms"}  # small talk answers no field
     budget = Entity.objects.get(end_user=buyer, key="budget", status="active")
     assert [t["seq"] for t in budget.source_turns] == [3, 4]  # the question and its answer
+
+
+def test_a_question_names_a_field_by_what_it_holds_not_by_its_descriptions_verbs(
+    tenant_a: Tenant,
+) -> None:
+    # The starter schema's language field is "the language the user prefers to talk in", its
+    # goal "what the user is currently trying to achieve": "talk", "currently" and "trying"
+    # are how those are said, and a question using them asks about something else.
+    agent = agent_create(tenant_id=tenant_a.pk, slug="friend", name="F",
+                         schema_fields=GENERAL_ASSISTANT, actor="t")  # fmt: skip
+    user = EndUser.objects.create(tenant=tenant_a, external_id="friend-1")
+    converse(agent, user, MARCH_2,
+             "Things have been slow here, but I'm fine. And you? What's been going on since we last talked?",
+             "Much the same as you. Our street lost power for two days.",
+             "What are you currently reading?", "A thriller my sister lent me.",
+             "Did you try the ramen place?", "Not yet.",
+             "Which language would you prefer to talk in?", "Spanish, please.")  # fmt: skip
+    ever = list(Entity.objects.filter(end_user=user).values_list("key", "value"))
+    assert ever == [("preferred_language", "Spanish")]  # written once, and never superseded

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime
 
-from extraction.stages.summary import Version, summary_consistent
+from extraction.stages.summary import Version, summary_consistent, summary_fold
+from memory.tokens import count_tokens
 
 MARCH = datetime.datetime(2026, 3, 9, tzinfo=datetime.UTC)
 APRIL = datetime.datetime(2026, 4, 2, tzinfo=datetime.UTC)
@@ -46,3 +47,47 @@ def test_a_relative_named_after_the_value_does_not_own_it() -> None:
     kept = summary_consistent(text, fields, _versions(), max_tokens=200)
     assert "£18,000" not in kept  # his own budget: the facts speak for it
     assert "cousin paid £30,000" in kept  # the cousin's
+
+
+def test_a_mood_that_changed_is_no_history_line() -> None:
+    fields = [*FIELDS, {"key": "mood", "type": "string", "category": "ephemeral",
+                        "description": "how the user feels right now"}]  # fmt: skip
+    versions = [*_versions(), Version("mood", "mood", "tired", "tired", False, MARCH, APRIL),
+                Version("mood", "mood", "relieved", "relieved", True, APRIL)]  # fmt: skip
+    kept = summary_consistent("", fields, versions, max_tokens=200)
+    assert "City: Austin until 2 April 2026; Seattle since." in kept
+    assert "Mood" not in kept and "tired" not in kept
+
+
+def test_the_summary_keeps_what_was_said_over_who_said_it_and_when() -> None:
+    # The two people talking are named in every sentence, and every sentence is dated: neither
+    # makes one sentence worth more than another. What is left decides.
+    said = [f"On {day} March 2026, Grace said: {text}" for day, text in [
+        (2, "See Tom on 9 March 2026!"), (3, "Great talking to you, Tom!"),
+        (4, "Grace finished reading Becoming Nicole by Amy Ellis Nutt."),
+        (5, "Thanks so much, Tom."), (6, "Grace adopted a beagle called Biscuit from Hope Rescue."),
+        (7, "Bye Tom, talk soon!")]]  # fmt: skip
+    summary = summary_fold("", said, max_tokens=count_tokens(" ".join(said[2:5:2])) + 2)
+    assert "Becoming Nicole" in summary and "Biscuit" in summary, summary
+    assert "See Tom" not in summary
+
+
+def test_with_a_number_field_in_the_schema_no_sentence_states_a_number() -> None:
+    # The facts speak for the count; whether this 150 is the guests' count (since changed) or
+    # something else, a sentence cannot say which without repeating or contradicting them.
+    fields = [*FIELDS, {"key": "headcount", "type": "number", "description": "how many attend"}]
+    text = ("On 9 March 2026, Farhan said: It's 15 waiters for 150 guests. "
+            "On 9 March 2026, Farhan said the hall has a garden.")  # fmt: skip
+    kept = summary_consistent(text, fields, _versions(), max_tokens=200)
+    assert "150" not in kept and "hall has a garden" in kept
+    labels = "On 9 March 2026, Farhan said: Day 3 went well, flat number 5 in Baner was ready."
+    assert "flat number 5" in summary_consistent(labels, fields, _versions(), max_tokens=200)
+
+
+def test_a_thing_kept_per_item_is_named_in_the_singular_too() -> None:
+    fields = [*FIELDS, {"key": "size", "type": "string", "description": "clothing and shoe sizes"}]
+    versions = [*_versions(), Version("size:shoes", "size", "39", "39", False, MARCH, APRIL),
+                Version("size:shoes", "size", "40", "40", True, APRIL)]  # fmt: skip
+    text = "On 9 March 2026, Joana said: For future, my shoe size is 39. Joana likes red."
+    kept = summary_consistent(text, fields, versions, max_tokens=200)
+    assert "shoe size is 39" not in kept and "likes red" in kept

@@ -141,6 +141,18 @@ def content_words(text: str) -> list[str]:
             if w not in GENERIC and len(w) > 1]  # fmt: skip
 
 
+# A description's everyday verbs and time words say how it is said or when, not what the field
+# holds: "The language the user prefers to talk in" is not asked by "What did you talk about?",
+# nor "How the user says they feel right now" by "What do you say now?". Alone they do not
+# name the field (below ASKED_MIN_WORDS); beside a word that does, they still count.
+_VERBS = frozenset(stem(w) for w in (
+    "say", "says", "said", "tell", "tells", "told", "talk", "talks", "speak", "speaks", "try", "trying",
+    "tries", "now", "currently", "still", "usually", "often", "think", "thinks", "know", "knows",
+    "mention", "mentions", "mentioned", "describe", "describes", "give", "gives", "use", "uses",
+))  # fmt: skip
+DESCRIPTION_VERB = 0.3
+
+
 @dataclass
 class Template:
     """What an example teaches: the words before the value, and the kind of value."""
@@ -253,7 +265,7 @@ def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]
     text = f.get("description", "")
     if description:
         for w in content_words(text):
-            words.setdefault(w, 1.0)
+            words.setdefault(w, DESCRIPTION_VERB if w in _VERBS else 1.0)
     qualifiers, _ = _qualifier_kind(f)
     for template in _templates([str(e) for e in f.get("examples") or []], qualifiers):
         for w in template.before:
