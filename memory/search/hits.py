@@ -41,11 +41,15 @@ class Hit:
             out["note"] = self.note
         if explain:
             out["explain"] = {
-                "legs": self.legs,
+                "legs": {leg: _rounded(figures) for leg, figures in self.legs.items()},
                 "similarity": self.similarity,
                 "fused": round(self.fused, 6),
             }
         return out
+
+
+def _rounded(figures: dict[str, Any]) -> dict[str, Any]:
+    return {name: round(v, 4) if isinstance(v, float) else v for name, v in figures.items()}
 
 
 @dataclass

@@ -55,7 +55,7 @@ def index_legs(
             scores = np.where(allowed, scores, -np.inf)
         top = _top(scores, max(CANDIDATES, 2 * k), False)
         ranked = [(i, float(scores[i])) for i in top if np.isfinite(scores[i])]
-        return {"ranked": ranked}, similarity, {i: explained(features[i]) for i, _ in ranked}
+        return {"ranked": ranked}, similarity, explained(features, [i for i, _ in ranked])
     masked = similarity if allowed is None else np.where(allowed, similarity, -np.inf)
     legs = {"semantic": [(i, float(similarity[i])) for i in _top(masked, CANDIDATES, False)
                          if allowed is None or allowed[i]]}  # fmt: skip

@@ -133,9 +133,15 @@ def unit_scores(
     return features @ _W, features
 
 
-def explained(features: np.ndarray) -> dict[str, float]:
-    """One unit's features by name, for ``explain``."""
-    return {name: round(float(v), 4) for (name, _), v in zip(WEIGHTS, features, strict=True)}
+_NAMES = [name for name, _ in WEIGHTS]
+
+
+def explained(features: np.ndarray, positions: list[int]) -> dict[int, dict[str, float]]:
+    """The features of the units at ``positions``, by name, for ``explain`` (rounded where they
+    are shown: every search makes these, few show them, and rounding 600 floats one by one
+    cost a search 0.3 ms)."""
+    rows = features[positions].tolist()
+    return {p: dict(zip(_NAMES, row, strict=True)) for p, row in zip(positions, rows, strict=True)}
 
 
 def _own_bm25(index: UserIndex, words: str | None) -> np.ndarray:
