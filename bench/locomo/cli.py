@@ -47,6 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-baselines", action="store_true", help="the service only (for quick iterations)"
     )
+    parser.add_argument(
+        "--agent-settings",
+        type=json.loads,
+        default={},
+        help="the agent's settings as JSON, e.g. '{\"summary_max_tokens\": 200}' (what the "
+        "session-start block costs and tells at other settings; default: the defaults)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="where the results go")
     args = parser.parse_args(argv)
     conversations = load(args.data)
@@ -60,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             key = json.loads((var / "demo-credentials.json").read_text())["api_key"]
             client = Client(port, key)
-            dia = ingest(client, conversations)
+            dia = ingest(client, conversations, args.agent_settings)
             asked = ask(client, questions(args.data), dia)
             blocks = session_blocks(client, conversations)
             reuse = None if args.skip_replay else replay(client, conversations)
@@ -77,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": {"file": args.data.name, "sha256": hashlib.sha256(args.data.read_bytes()).hexdigest()},
         "questions": len(scored),
         "bm25": f"bm25s {version('bm25s')}",
+        "agent_settings": args.agent_settings,
         "systems": {},
     }  # fmt: skip
     for system, by_question in ranked.items():

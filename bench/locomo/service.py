@@ -13,11 +13,14 @@ from bench.latency import Client
 MAX_K = 50  # the most /v1/memory/search returns (api/v1/search.py)
 
 
-def ingest(client: Client, conversations: list[dict[str, Any]]) -> dict[tuple[str, int], str]:
+def ingest(
+    client: Client, conversations: list[dict[str, Any]], settings: dict[str, Any] | None = None
+) -> dict[tuple[str, int], str]:
     """Returns (session uuid, seq) → dia_id. On a stack that already holds the agent (a kept
-    ``--var``), the sessions are resumed, their turns found stored, and nothing is re-extracted."""
+    ``--var``), the sessions are resumed, their turns found stored, and nothing is re-extracted.
+    ``settings``: the agent's settings besides the defaults (``--agent-settings``)."""
     status, body, *_ = client.call("POST", "/v1/agents", {"slug": "locomo", "name": "LoCoMo",
-                                   "settings": {"extraction_token_threshold": 200_000}})  # fmt: skip
+                                   "settings": {"extraction_token_threshold": 200_000, **(settings or {})}})  # fmt: skip
     assert status in (201, 409), body
     fresh = status == 201
     # The replay user lives with the default extraction threshold, as a live agent would.

@@ -69,8 +69,21 @@ def _everywhere(pool: list[str]) -> frozenset[str]:
     return frozenset(v for v, n in counts.items() if n >= max(3, len(pool) / 10))
 
 
+# What a transcript puts in square brackets is not what anyone said: "[laughs]", "[inaudible]",
+# "[shares an image: a photo of a parade]". The summary keeps what was said.
+_ASIDE = re.compile(r"\s*\[[^\[\]\n]{0,400}\]")
+
+
+def _said(sentence: str) -> str:
+    """The sentence without its bracketed asides; "" when nothing else is left of it."""
+    text = re.sub(r"([.!?])\s*\.$", r"\1", _ASIDE.sub("", sentence).strip())  # "City! [...]."
+    body = text[_body_start(text) :]
+    body = body[m.end() :] if (m := _SAID.match(body)) else body
+    return text if re.search(r"\w", body) else ""
+
+
 def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str:
-    pool = list(dict.fromkeys(sentences(previous) + new_units))
+    pool = [s for s in dict.fromkeys(_said(s) for s in sentences(previous) + new_units) if s]
     if not pool:
         return ""
     newest = max(_date_of(s) for s in pool)

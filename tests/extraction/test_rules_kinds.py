@@ -55,6 +55,17 @@ def test_a_value_named_as_a_kind_of_the_fields_noun_beside_a_question() -> None:
     assert "monthly_fee" in facts
 
 
+def test_how_big_or_how_good_a_thing_is_does_not_name_its_kind() -> None:
+    """Words of degree say nothing of which plan ("the bigger plan", "such a useful plan");
+    "the ideal Gold Flex plan" still names the Gold Flex plan."""
+    for said in ("Winning is fun, but I keep my eyes on the bigger plan.",
+                 "It is such a useful plan for anyone who trains twice a week!",
+                 "Honestly the main plan is to get fit by summer."):  # fmt: skip
+        assert "membership_plan" not in _facts([("a", "How is it going?"), ("u", said)]), said
+    named = _facts([("a", "Anything else?"), ("u", "I think the ideal Gold Flex plan is for me.")])
+    assert named["membership_plan"][0] == "Gold Flex"
+
+
 def test_the_agent_naming_a_held_value_by_part_of_it_is_not_a_new_value() -> None:
     held = {"membership_plan": "Gold Flex"}
     facts = _facts([("a", "Hi Ola, following up on the Gold plan."), ("u", "Hi!")], held)

@@ -91,3 +91,18 @@ def test_a_thing_kept_per_item_is_named_in_the_singular_too() -> None:
     text = "On 9 March 2026, Joana said: For future, my shoe size is 39. Joana likes red."
     kept = summary_consistent(text, fields, versions, max_tokens=200)
     assert "shoe size is 39" not in kept and "likes red" in kept
+
+
+def test_what_a_transcript_brackets_is_not_said_and_takes_no_room() -> None:
+    units = ["On 9 March 2026, Grace said: We walked the whole coast path. [shares an image: a "
+             "photo of a cliff with the sea below and two people walking along the edge]",
+             "On 9 March 2026, Grace said: [laughs]",
+             "On 2 April 2026, Grace started pottery classes on Thursdays."]  # fmt: skip
+    folded = summary_fold("", units, max_tokens=200)
+    assert "[" not in folded and "laughs" not in folded and "photo" not in folded
+    assert "We walked the whole coast path." in folded and "pottery classes" in folded
+    # Room the asides took goes to what was said: a cap that fits the two sentences only
+    # without the caption still keeps both.
+    tight = count_tokens("On 9 March 2026, Grace said: We walked the whole coast path. On 2 "
+                         "April 2026, Grace started pottery classes on Thursdays.")  # fmt: skip
+    assert summary_fold("", units, max_tokens=tight).count("2026") == 2

@@ -18,7 +18,15 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
+from extraction.extractors.rules.fields import (
+    TIME_UNITS,
+    TRAVEL_ASKED,
+    Profile,
+    about_travel,
+    cue_score,
+    similarity,
+    stem,
+)
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
 
@@ -73,6 +81,13 @@ WH_PRIOR = 0.8  # "when" asks for a date, "how many" for a number, "where" for a
 def _prior(question: str, profile: Profile) -> float:
     for pattern, types in _WH_TYPES:
         if pattern.search(question):
+            if (
+                "place" in types
+                and TRAVEL_ASKED.search(question)
+                and not about_travel(profile)
+                and not cue_score(profile, question)[0]
+            ):
+                return 0.0  # "Where did you go on that trip?" asks no home city
             someone = profile.person_name or bool(
                 _SOMEONE.search(profile.field.get("description") or "")
             )

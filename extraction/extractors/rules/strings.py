@@ -14,7 +14,14 @@ from __future__ import annotations
 import functools
 import re
 
-from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
+from extraction.extractors.rules.fields import (
+    GENERIC,
+    TRAVEL_TOLD,
+    Profile,
+    about_travel,
+    is_value_word,
+    stem,
+)
 
 _LEAD = re.compile(
     r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|and|then|plus|also|mostly|mainly|mostly in|primarily|"
@@ -307,6 +314,8 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         out += kinds_named(profile, clause)
     if out or not profile.proper:
         return out
+    if TRAVEL_TOLD.search(clause) and not about_travel(profile):
+        return out  # "I went to Woodhaven, a small town in the Midwest": where they went
     present = {t for t, _ in _tokens(clause)}
     for word in sorted(profile.words, key=profile.words.get, reverse=True):  # type: ignore[arg-type]
         if word not in present or word not in profile.lead_words or is_value_word(profile, word):
@@ -320,6 +329,18 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
 
 
 _NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", "whole", "usual"}
+# Words that say how big, how much or how good a thing is, not which kind it is: "the bigger
+# goal", "such a useful language", "the ideal data analyst role" (its kind: "data analyst").
+_DEGREE = frozenset(
+    ["big", "bigger", "biggest", "small", "smaller", "smallest", "large", "larger", "largest",
+     "huge", "little", "tiny", "main", "real", "true", "important", "useful", "better", "best",
+     "greater", "greatest", "major", "minor", "ultimate", "overall", "final", "ideal", "perfect",
+     "long", "longer", "short", "shorter", "amazing", "awesome", "wonderful", "fantastic",
+     "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard",
+     "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse",
+     "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less",
+     "least", "own", "new", "different", "various", "similar"]
+)  # fmt: skip
 
 
 def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
@@ -334,7 +355,9 @@ def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
             rf"\b(?:the|a|an)\s+((?:[\w-]+\s+){{1,4}}?){head}s?\b", clause, re.I
         ):
             words = match.group(1).split()
-            if any(w.lower() in GENERIC or w.lower() in _NOT_KINDS or w.lower() in _COMMON
+            while words and words[0].lower() in _DEGREE:  # "the ideal data analyst role"
+                words.pop(0)
+            if not words or any(w.lower() in GENERIC or w.lower() in _NOT_KINDS or w.lower() in _COMMON
                    or w.lower() == head or w.isdigit() for w in words):  # fmt: skip
                 continue
             if profile.proper and not all(w[:1].isupper() for w in words):

@@ -1,0 +1,49 @@
+"""Going somewhere is not living there: where the user went, is headed or suggests going
+answers no field about where they live; a field about going somewhere still takes it."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from extraction.extractors import Usage, WindowTurn
+from extraction.extractors.rules import RulesExtractor
+from schemas.defaults import GENERAL_ASSISTANT
+
+TRIP: list[dict[str, Any]] = [
+    {"key": "destination", "description": "The city the traveller is going to", "category": "temporal",
+     "type": "string"},
+]  # fmt: skip
+MON = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
+
+
+def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]]) -> dict[str, Any]:
+    window = [
+        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t,
+                   MON + datetime.timedelta(minutes=i), "Ola" if r == "u" else "Sam",
+                   "Sam" if r == "u" else "Ola")
+        for i, (r, t) in enumerate(turns)
+    ]  # fmt: skip
+    return {f.key: f.value for f in RulesExtractor().extract_facts(window, fields, Usage(), None)}
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("a", "Wow, great pic! Where did you go on that road trip?"),
+         ("u", "We explored the coast up in the Pacific Northwest and hit some national parks.")],
+        [("a", "Exploring new cities is fun. Where are you headed?"), ("u", "Lisbon, I think.")],
+        [("a", "Nice photo!"), ("u", "I went to Woodhaven, a small town in the Midwest.")],
+    ],
+)  # fmt: skip
+def test_where_the_user_went_is_not_the_city_they_live_in(turns: list[tuple[str, str]]) -> None:
+    assert "city" not in _facts(turns, GENERAL_ASSISTANT)
+
+
+def test_where_they_live_and_where_they_go_still_land_where_asked() -> None:
+    home = _facts([("a", "Where do you live these days?"), ("u", "Galway.")], GENERAL_ASSISTANT)
+    assert home["city"] == "Galway"
+    trip = _facts([("a", "Where are you headed?"), ("u", "Lisbon, I think.")], TRIP)
+    assert trip["destination"] == "Lisbon"
