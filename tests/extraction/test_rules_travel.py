@@ -1,5 +1,6 @@
-"""Going somewhere is not living there: where the user went, is headed or suggests going
-answers no field about where they live; a field about going somewhere still takes it."""
+"""Questions that do not ask what they seem to: where the user went, is headed or took a photo
+answers no field about where they live (a field about going somewhere still takes it); how the
+user does something answers no text field that is not itself a how."""
 
 from __future__ import annotations
 
@@ -36,10 +37,27 @@ def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]]) -> dict[s
          ("u", "We explored the coast up in the Pacific Northwest and hit some national parks.")],
         [("a", "Exploring new cities is fun. Where are you headed?"), ("u", "Lisbon, I think.")],
         [("a", "Nice photo!"), ("u", "I went to Woodhaven, a small town in the Midwest.")],
+        [("a", "Wow, looks great! Where did you take this picture?"),
+         ("u", "At a beautiful spot called Whispering Falls.")],
+        [("a", "That's gorgeous! Where did you find it?"), ("u", "In Camden, at a flea market.")],
     ],
 )  # fmt: skip
 def test_where_the_user_went_is_not_the_city_they_live_in(turns: list[tuple[str, str]]) -> None:
     assert "city" not in _facts(turns, GENERAL_ASSISTANT)
+
+
+def test_how_someone_does_something_asks_no_text_fields_value() -> None:
+    """ "How do you keep up with your goals?" asks how, not which goal; how the user feels is a
+    how, and a goal asked for in so many words is still one."""
+    turns = [("a", "Being organised is key. How do you keep up with your goals?"),
+             ("u", "I use a whiteboard to stay on track.")]  # fmt: skip
+    assert "goal" not in _facts(turns, GENERAL_ASSISTANT)
+    felt = _facts([("a", "How did it feel to finish?"), ("u", "Relieved.")], GENERAL_ASSISTANT)
+    assert felt["mood"] == "Relieved"
+    goal = _facts(
+        [("a", "What's your goal this year?"), ("u", "Run a marathon.")], GENERAL_ASSISTANT
+    )
+    assert goal["goal"] == "Run a marathon"
 
 
 def test_where_they_live_and_where_they_go_still_land_where_asked() -> None:

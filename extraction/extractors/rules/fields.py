@@ -359,11 +359,13 @@ def is_value_word(profile: Profile, word: str) -> bool:
 
 
 # Going somewhere is not living there: "Where did you go on that road trip?", "Where are you
-# headed?", "I went to Woodhaven, a small town in the Midwest" ask or tell where someone went.
+# headed?", "I went to Woodhaven, a small town in the Midwest" ask or tell where someone went;
+# nor is where a thing was found, bought or photographed ("Where did you take this picture?").
 # A field about going somewhere (a destination, a trip, a visit) has one of these words itself.
 TRAVEL_ASKED = re.compile(
     r"\b(?:go|goes|going|went|travel\w*|trips?|visit\w*|head(?:ed|ing)?|explor\w*|"
-    r"holiday\w*|vacation\w*|tour\w*|fly|flew|flying)\b",
+    r"holiday\w*|vacation\w*|tour\w*|fly|flew|flying|find|found|take|took|taken|buy|bought|"
+    r"picture|photo|pic|shot)\b",
     re.I,
 )
 TRAVEL_TOLD = re.compile(
@@ -373,7 +375,8 @@ TRAVEL_TOLD = re.compile(
 )
 _TRAVEL_WORDS = frozenset(
     content_words("going went travel travelled travelling traveling trip visit visiting headed "
-                  "heading explore holiday vacation tour destination flight fly")
+                  "heading explore holiday vacation tour destination flight fly find found take "
+                  "took taken buy bought picture photo pic shot")
 )  # fmt: skip
 
 

@@ -101,13 +101,34 @@ def _prior(question: str, profile: Profile) -> float:
     return 0.0
 
 
+# A question asking how someone does or did something ("How do you keep up with your goals?",
+# "How have you been juggling dance and business goals?", "How did it feel when you achieved
+# such a big goal?") asks no field's value, unless the field is itself a how ("How the user
+# says they feel"), or one of choices (a method: "How do you want to pay?"). How something went
+# asks for its outcome, a value ("How did the practice test go?" — "1350!"); so do "how many /
+# much / long …".
+_MANNER = re.compile(
+    r"\bhow\s+(?:do|did|does|have|has|had)\s+(?:you|they|he|she|we|it)\s+(?:been\s+)?"
+    r"(?!go\b|going\b|went\b|turn|work(?:ed)?\s+out|end(?:ed)?\s+up|want|like|prefer|wish|usually)\w+",
+    re.I,
+)
+_HOW = re.compile(r"\bhow\b", re.I)
+
+
 def _rank(
     question: str, vector: np.ndarray | None, fields: list[Profile]
 ) -> list[tuple[Profile, float, str]]:
     """The fields a sentence asks about, best first: by their words (and the wh-word's type),
     and, for a question, by meaning."""
     ranked = []
+    manner = bool(_MANNER.search(question))
     for profile in fields:
+        if (
+            manner
+            and profile.type == "string"
+            and not _HOW.search(profile.field.get("description") or "")
+        ):
+            continue  # "How do you keep up with your goals?" asks how, not which goal
         words, word = cue_score(profile, question)
         words += _prior(question, profile)
         sim = similarity(profile, vector) if vector is not None else 0.0

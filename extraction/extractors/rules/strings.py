@@ -339,7 +339,7 @@ _DEGREE = frozenset(
      "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard",
      "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse",
      "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less",
-     "least", "own", "new", "different", "various", "similar"]
+     "least", "own", "new", "different", "various", "similar", "shared", "common"]
 )  # fmt: skip
 
 
