@@ -41,3 +41,15 @@ def test_introductions(text: str, name: str) -> None:
 )
 def test_chit_chat_names_nobody(text: str) -> None:
     assert person_name(text, asked=False) is None
+
+
+def test_a_lower_case_name_after_the_opening_line_counts_when_the_agent_greets_it() -> None:
+    said = "morning. declan murphy, murphy and sons. need a mini digger"
+    assert person_name(said, asked=False, opening=True, reply="Morning Declan. Which one?") == (
+        "Declan Murphy",
+        "introduction",
+    )
+    assert person_name(said, asked=False, opening=True, reply="Morning! Which one?") is None
+    # The agent's greeting confirms a name, not any two words before a comma.
+    text = "hi. need help, my router is down"
+    assert person_name(text, asked=False, opening=True, reply="Sorry to hear that.") is None

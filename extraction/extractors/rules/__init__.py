@@ -92,6 +92,7 @@ class RulesExtractor:
                 things=qualifiers.vocab,
                 relations=qualifiers.relations,
                 current=current,
+                reply=_reply(turns, index),
             )
             found = keep_last_per_field(
                 qualifiers.settle(reader.read(ctx, current, qualifiers), ctx),
@@ -376,3 +377,11 @@ def _fact(claim: Claim) -> FactCandidate:
     why = {k: v for k, v in claim.why.items() if v is not None}
     return FactCandidate(claim.key, claim.value, claim.source, turn.occurred_at,
                          [t.ref() for t in claim.turns], why=why)  # fmt: skip
+
+
+def _reply(turns: list[WindowTurn], index: int) -> WindowTurn | None:
+    """The agent's turn right after the user's at ``index``, in the same session."""
+    after = turns[index + 1] if index + 1 < len(turns) else None
+    if after is None or after.role != "assistant" or after.session_id != turns[index].session_id:
+        return None
+    return after

@@ -163,14 +163,20 @@ _AFTER_NAME = re.compile(
 )
 
 
+def _greets(reply: str, first: str) -> bool:
+    """Whether the agent's reply calls the user by ``first`` ("Morning Declan.", "Thanks, Declan")."""
+    return bool(re.search(rf"\b{re.escape(first.capitalize())}\b", reply))
+
+
 def person_name(
-    text: str, asked: bool, agent: str = "", opening: bool = False
+    text: str, asked: bool, agent: str = "", opening: bool = False, reply: str = ""
 ) -> tuple[str, str] | None:
     """(name, cue) when the turn gives the speaker's name: "Hi Jess, Raj Malhotra.", "I'm Priyanka
     Jain", "hey tama its mere walker from …", "Hello, is Maria Delgado.", "hi raj, kylie brennan
     here"; asked for it, a reply of two or three plain words is the name, whatever its case
     ("rohan shetty"); after the agent's opening line, a name the reply starts with ("Tobias
-    Wendt, data platform team.")."""
+    Wendt, data platform team."), in lower case too when the agent's next turn greets its first
+    word ("morning. declan murphy, murphy and sons." — "Morning Declan.")."""
     greeted = saluted = False
     for index, sentence in enumerate(re.split(r"(?<=[.!?])\s+", text.strip())[:3]):
         rest = _GREETING.sub("", sentence)
@@ -212,7 +218,12 @@ def person_name(
             continue  # a lower-case name must end where names end ("mere walker from …")
         here = greeted and _HERE.match(tail)  # "hi raj, kylie brennan here"
         first = opening and index == 0 and len(words) > 1 and tail.lstrip().startswith(",")
-        plain = (intro and (not state or saluted)) or asked or here
+        plain = (
+            (intro and (not state or saluted))
+            or asked
+            or here
+            or (opening and greeted and len(words) > 1 and _greets(reply, words[0]))
+        )
         if (capital and ((len(words) > 1 and greeted) or intro or asked or first)) or (
             plain
             and 1 < len(words) <= 3 + sum(w in _PARTICLES for w in words)

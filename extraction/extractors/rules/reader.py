@@ -89,6 +89,7 @@ class Context:
     )  # field → the things it has facts per
     relations: dict[str, str] = field(default_factory=dict)  # "wife" → "Sneha"
     current: dict[str, str] = field(default_factory=dict)  # the facts as read so far
+    reply: WindowTurn | None = None  # the agent's next turn ("Morning Declan."), if it is next
 
     def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]

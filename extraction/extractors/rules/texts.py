@@ -58,7 +58,8 @@ def name_claims(ctx: Context) -> list[Claim]:
             continue
         agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
         opening = ctx.prompt is not None and ctx.prompt.turn.seq == 1  # "…, Jana speaking."
-        found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening)
+        found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening,
+                            reply=ctx.reply.text if ctx.reply else "")  # fmt: skip
         if found and found[0].split()[0].lower() != agent:
             out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
