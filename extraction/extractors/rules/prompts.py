@@ -18,17 +18,10 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.fields import (
-    TIME_UNITS,
-    TRAVEL_ASKED,
-    Profile,
-    about_travel,
-    cue_score,
-    similarity,
-    stem,
-)
+from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
+from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
 
 OFFER = re.compile(
     r"\b(shall i|should i|can i|may i|i'll|i will|i can|i could|we'll|we will|we can|we could|let's|let me|"

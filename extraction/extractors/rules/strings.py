@@ -14,14 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
-from extraction.extractors.rules.fields import (
-    GENERIC,
-    TRAVEL_TOLD,
-    Profile,
-    about_travel,
-    is_value_word,
-    stem,
-)
+from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
+from extraction.extractors.rules.travel import TRAVEL_TOLD, about_travel
 
 _LEAD = re.compile(
     r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|and|then|plus|also|mostly|mainly|mostly in|primarily|"
@@ -331,16 +325,7 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
 _NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", "whole", "usual"}
 # Words that say how big, how much or how good a thing is, not which kind it is: "the bigger
 # goal", "such a useful language", "the ideal data analyst role" (its kind: "data analyst").
-_DEGREE = frozenset(
-    ["big", "bigger", "biggest", "small", "smaller", "smallest", "large", "larger", "largest",
-     "huge", "little", "tiny", "main", "real", "true", "important", "useful", "better", "best",
-     "greater", "greatest", "major", "minor", "ultimate", "overall", "final", "ideal", "perfect",
-     "long", "longer", "short", "shorter", "amazing", "awesome", "wonderful", "fantastic",
-     "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard",
-     "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse",
-     "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less",
-     "least", "own", "new", "different", "various", "similar", "shared", "common"]
-)  # fmt: skip
+_DEGREE = frozenset(["big", "bigger", "biggest", "small", "smaller", "smallest", "large", "larger", "largest", "huge", "little", "tiny", "main", "real", "true", "important", "useful", "better", "best", "greater", "greatest", "major", "minor", "ultimate", "overall", "final", "ideal", "perfect", "long", "longer", "short", "shorter", "amazing", "awesome", "wonderful", "fantastic", "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard", "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse", "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less", "least", "own", "new", "different", "various", "similar", "shared", "common"])  # fmt: skip
 
 
 def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:

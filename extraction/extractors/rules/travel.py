@@ -1,0 +1,34 @@
+"""Where someone went is not where they live: the words that ask or tell of going somewhere,
+and whether a field is itself about going somewhere."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.fields import Profile, content_words
+
+# Going somewhere is not living there: "Where did you go on that road trip?", "Where are you
+# headed?", "I went to Woodhaven, a small town in the Midwest" ask or tell where someone went;
+# nor is where a thing was found, bought or photographed ("Where did you take this picture?").
+# A field about going somewhere (a destination, a trip, a visit) has one of these words itself.
+TRAVEL_ASKED = re.compile(
+    r"\b(?:go|goes|going|went|travel\w*|trips?|visit\w*|head(?:ed|ing)?|explor\w*|"
+    r"holiday\w*|vacation\w*|tour\w*|fly|flew|flying|find|found|take|took|taken|buy|bought|"
+    r"picture|photo|pic|shot)\b",
+    re.I,
+)
+TRAVEL_TOLD = re.compile(
+    r"\b(?:went|travel(?:l)?ed|visited|explored|toured|flew|drove)\s+(?:\w+\s+){0,3}?(?:to|in|up|"
+    r"down|around|through|across|over)\b|\b(?:trip|holiday|vacation|visit)\s+to\b",
+    re.I,
+)
+_TRAVEL_WORDS = frozenset(
+    content_words("going went travel travelled travelling traveling trip visit visiting headed "
+                  "heading explore holiday vacation tour destination flight fly find found take "
+                  "took taken buy bought picture photo pic shot")
+)  # fmt: skip
+
+
+def about_travel(profile: Profile) -> bool:
+    """Whether the field is about going somewhere (its words say so)."""
+    return any(w in profile.words for w in _TRAVEL_WORDS)
