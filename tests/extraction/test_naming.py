@@ -53,3 +53,6 @@ def test_a_lower_case_name_after_the_opening_line_counts_when_the_agent_greets_i
     # The agent's greeting confirms a name, not any two words before a comma.
     text = "hi. need help, my router is down"
     assert person_name(text, asked=False, opening=True, reply="Sorry to hear that.") is None
+    # Words the reply happens to say are no greeting: "that's awesome, …" — "That's great!"
+    chat = "hey! that's awesome, congrats on the job"
+    assert person_name(chat, asked=False, opening=True, reply="That's great! Thanks.") is None

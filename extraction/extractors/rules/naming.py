@@ -164,8 +164,14 @@ _AFTER_NAME = re.compile(
 
 
 def _greets(reply: str, first: str) -> bool:
-    """Whether the agent's reply calls the user by ``first`` ("Morning Declan.", "Thanks, Declan")."""
-    return bool(re.search(rf"\b{re.escape(first.capitalize())}\b", reply))
+    """Whether the agent's reply calls the user by ``first`` ("Morning Declan.", "Thanks,
+    Declan!"): after a greeting or thanks, and before a stop, not any word it says."""
+    if not first.isalpha() or first.lower() in GENERIC | _COMMON:
+        return False  # "that's awesome, …" — "That's great!"
+    lead = rf"(?:{_SALUTATIONS}|thanks|thank you|cheers|sure|ok|okay|right|great)"
+    return bool(
+        re.search(rf"(?i:\b{lead})[,!.]?\s+{re.escape(first.capitalize())}\b(?=\s*[,.!?]|$)", reply)
+    )
 
 
 def person_name(
