@@ -37,11 +37,16 @@ def _date_of(sentence: str) -> datetime.date:
 _SAID = re.compile(r"^\s*(?:[A-Z][\w.'-]*\s+){1,3}said:\s*")
 
 
+def _what_said(sentence: str) -> str:
+    """A summary sentence without its frame: the date it is dated with and who said it."""
+    start = _body_start(sentence)
+    return sentence[start + (m.end() if (m := _SAID.match(sentence[start:])) else 0) :]
+
+
 def _values(sentence: str) -> frozenset[str]:
     """What a summary sentence states, without its frame: not the date it is dated with or who
     said it, and a date's day and year not counted again as numbers."""
-    start = _body_start(sentence)
-    body = sentence[start + (m.end() if (m := _SAID.match(sentence[start:])) else 0) :]
+    body = _what_said(sentence)
     days = {n for match in ABSOLUTE_DATE.finditer(body) for n in re.findall(r"\d+", match.group(0))}
     return frozenset(v for v in value_signature(body) if not (v[:2] == "n:" and v[2:] in days))
 
@@ -77,9 +82,7 @@ _ASIDE = re.compile(r"\s*\[[^\[\]\n]{0,400}\]")
 def _said(sentence: str) -> str:
     """The sentence without its bracketed asides; "" when nothing else is left of it."""
     text = re.sub(r"([.!?])\s*\.$", r"\1", _ASIDE.sub("", sentence).strip())  # "City! [...]."
-    body = text[_body_start(text) :]
-    body = body[m.end() :] if (m := _SAID.match(body)) else body
-    return text if re.search(r"\w", body) else ""
+    return text if re.search(r"\w", _what_said(text)) else ""
 
 
 def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str:

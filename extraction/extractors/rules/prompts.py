@@ -71,14 +71,15 @@ _SOMEONE = re.compile(r"\b(?:person|people|name|who)\b", re.I)  # a field that h
 WH_PRIOR = 0.8  # "when" asks for a date, "how many" for a number, "where" for a place
 
 
-def _prior(question: str, profile: Profile) -> float:
+def _prior(question: str, profile: Profile, named: float) -> float:
+    """``named``: how strongly the question names the field by its words (``cue_score``)."""
     for pattern, types in _WH_TYPES:
         if pattern.search(question):
             if (
                 "place" in types
+                and not named
                 and TRAVEL_ASKED.search(question)
                 and not about_travel(profile)
-                and not cue_score(profile, question)[0]
             ):
                 return 0.0  # "Where did you go on that trip?" asks no home city
             someone = profile.person_name or bool(
@@ -123,7 +124,7 @@ def _rank(
         ):
             continue  # "How do you keep up with your goals?" asks how, not which goal
         words, word = cue_score(profile, question)
-        words += _prior(question, profile)
+        words += _prior(question, profile, words)
         sim = similarity(profile, vector) if vector is not None else 0.0
         if profile.person_name and not NAME_QUESTION.search(question):
             continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
