@@ -34,7 +34,7 @@ from extraction.extractors import (
     extractor_for,
 )
 from extraction.models import ExtractionRun, RunStatus
-from extraction.stages.compress import atomicity_problems, content_hash, is_duplicate
+from extraction.stages.compress import KeptUnits, atomicity_problems, content_hash, is_duplicate
 from extraction.stages.smart_keep import smart_keep
 from extraction.stages.summary import Version, summary_consistent, summary_fold, summary_traceable
 from memory.embedding import embed
@@ -223,7 +223,7 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
 
     started = time.perf_counter()
     kept: list[dict[str, Any]] = []
-    kept_pairs: list[tuple[str, np.ndarray]] = []
+    kept_units = KeptUnits(len(unique), vectors.shape[1])
     threshold = agent.dedup_threshold
     nearest = acu_nearest(agent=agent, end_user=end_user, vectors=list(vectors), k=3)
     for unit, vector, stored in zip(unique, vectors, nearest, strict=True):
@@ -231,10 +231,10 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
             similarity >= threshold and is_duplicate(unit.text, vector, [(text, vector)], -1.0)
             for text, similarity in stored
         )
-        if stored_dupe or is_duplicate(unit.text, vector, kept_pairs, threshold):
+        if stored_dupe or kept_units.duplicate(unit.text, vector, threshold):
             counts["duplicates_dropped"] += 1
             continue
-        kept_pairs.append((unit.text, vector))
+        kept_units.add(unit.text, vector)
         kept.append({"text": unit.text, "embedding": vector, "session_id": unit.session_id,
                      "first_seq": unit.first_seq, "last_seq": unit.last_seq,
                      "occurred_at": unit.occurred_at, "content_hash": content_hash(unit.text)})  # fmt: skip

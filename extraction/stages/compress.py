@@ -62,3 +62,28 @@ def is_duplicate(
         ):
             return True
     return False
+
+
+class KeptUnits:
+    """The units a run has kept so far, asked "is this one a near-duplicate?" (as
+    ``is_duplicate``) with one matrix product instead of one dot product per kept unit: a
+    LoCoMo conversation's run keeps about a thousand units, and the pairwise loop took 8 s of
+    its 55 (bench/extraction.py)."""
+
+    def __init__(self, capacity: int, dimensions: int) -> None:
+        self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
+        self.signatures: list[frozenset[str]] = []
+
+    def duplicate(self, text: str, vector: np.ndarray, threshold: float) -> bool:
+        n = len(self.signatures)
+        if not n:
+            return False
+        close = np.flatnonzero(self.vectors[:n] @ vector >= threshold)
+        if not len(close):
+            return False
+        signature = value_signature(text)
+        return any(self.signatures[i] == signature for i in close)
+
+    def add(self, text: str, vector: np.ndarray) -> None:
+        self.vectors[len(self.signatures)] = vector
+        self.signatures.append(value_signature(text))

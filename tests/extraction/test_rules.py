@@ -3,12 +3,13 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
 from extraction.extractors import Usage, WindowTurn
 from extraction.extractors.rules import RulesExtractor
 from extraction.extractors.rules.dates import dates_in
-from extraction.stages.compress import atomicity_problems, is_duplicate
+from extraction.stages.compress import KeptUnits, atomicity_problems, is_duplicate
 from extraction.text import absolutise, find_date, resolve_pronouns
 from extraction.values import find_money, value_signature
 from memory.embedding import embed
@@ -189,3 +190,22 @@ def test_emails_phones_and_enum_choices_by_field() -> None:
 def test_a_weekday_told_of_in_the_past_is_the_one_gone_by(text: str, day: str) -> None:
     tuesday = datetime.date(2026, 6, 23)
     assert [str(d.day) for d in dates_in(text, tuesday)] == [day]
+
+
+def test_kept_units_answer_as_the_pairwise_check_does() -> None:
+    texts = ["rent is $1,800", "rent is $2,100", "Priya adopted a puppy named Oscar.",
+             "Priya adopted a puppy named Oscar!", "Priya's budget is 50 lakhs.",
+             "Priya's budget is 80 lakhs.", "Priya's budget is 50 lakhs!", "rent is $1,800."]  # fmt: skip
+    vectors = embed(texts)
+    for threshold in (0.8, 0.95):
+        kept = KeptUnits(len(texts), vectors.shape[1])
+        pairs: list[tuple[str, np.ndarray]] = []
+        answers = []
+        for text, vector in zip(texts, vectors, strict=True):
+            expected = is_duplicate(text, vector, pairs, threshold)
+            assert kept.duplicate(text, vector, threshold) == expected
+            answers.append(expected)
+            if not expected:
+                kept.add(text, vector)
+                pairs.append((text, vector))
+        assert any(answers) and not all(answers)
