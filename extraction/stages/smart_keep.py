@@ -7,12 +7,14 @@ from extraction.text import is_question
 from extraction.values import value_signature
 
 
-def turn_score(turn: WindowTurn, recency_rank: int) -> float:
-    """Higher is worth keeping: recent, a question (may still be open), dense in values."""
+def turn_score(turn: WindowTurn, recency_rank: int, *, answered: bool = False) -> float:
+    """Higher is worth keeping: recent, a question still open, dense in values. A question the
+    other side has answered since is not open: kept without its answer, it would leave the next
+    session a question hanging ("Is there anywhere you recommend visiting?") whose answer was
+    archived."""
     density = len(value_signature(turn.text))
-    return (
-        3.0 / (1 + recency_rank) + (2.0 if is_question(turn.text) else 0.0) + 0.5 * min(density, 6)
-    )
+    open_question = is_question(turn.text) and not answered
+    return 3.0 / (1 + recency_rank) + (2.0 if open_question else 0.0) + 0.5 * min(density, 6)
 
 
 def smart_keep(turns: list[WindowTurn], *, min_kept: int, window: int) -> set[int]:
@@ -22,13 +24,15 @@ def smart_keep(turns: list[WindowTurn], *, min_kept: int, window: int) -> set[in
         return set()
     ordered = sorted(turns, key=lambda t: t.id)
     kept = {t.id for t in ordered[-min_kept:]}
+    answered: set[int] = set()  # someone else spoke after it
+    later: set[str] = set()
+    for turn in reversed(ordered):
+        if later - {turn.role}:
+            answered.add(turn.id)
+        later.add(turn.role)
     candidates = [t for t in ordered[-window:] if t.id not in kept]
-    ranked = sorted(
-        candidates,
-        key=lambda t: turn_score(t, len(ordered) - 1 - ordered.index(t)),
-        reverse=True,
-    )
-    kept |= {
-        t.id for t in ranked[:min_kept] if turn_score(t, len(ordered) - 1 - ordered.index(t)) >= 2.0
-    }
+    rank = {t.id: len(ordered) - 1 - i for i, t in enumerate(ordered)}
+    scores = {t.id: turn_score(t, rank[t.id], answered=t.id in answered) for t in candidates}
+    ranked = sorted(candidates, key=lambda t: scores[t.id], reverse=True)
+    kept |= {t.id for t in ranked[:min_kept] if scores[t.id] >= 2.0}
     return kept

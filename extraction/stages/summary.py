@@ -85,22 +85,80 @@ def _said(sentence: str) -> str:
     return text if re.search(r"\w", _what_said(text)) else ""
 
 
+def _parts(sentence: str) -> tuple[str, str]:
+    """(frame, text): "On 9 March 2026," and what follows it, written as briefly as it says the
+    same: without "X said:" when the text names X anyway, and without an "as of" that repeats
+    the frame's day ("Jon is as of 27 May 2023 reading" → "Jon is reading")."""
+    dated = _DATED.match(sentence)
+    if not dated:
+        return "", sentence
+    text = sentence[dated.end() :].lstrip()
+    speaker = _SAID.match(text)
+    if speaker and re.search(
+        rf"\b{re.escape(speaker.group(0).split()[0])}\b", text[speaker.end() :]
+    ):
+        text = text[speaker.end() :]
+    day = " ".join(dated.groups())
+    return dated.group(0), re.sub(rf"\bas of {re.escape(day)}\s+", "", text)
+
+
+def _expanded(summary: str) -> list[str]:
+    """A stored summary's sentences, each with its date again: a sentence said on the same day
+    as the one before it is stored without the frame (``_compact``)."""
+    out, frame = [], ""
+    for sentence in sentences(summary):
+        dated = _DATED.match(sentence)
+        if dated:
+            frame = dated.group(0)
+        elif frame:
+            sentence = f"{frame} {sentence}"
+        out.append(sentence)
+    return out
+
+
+def _compact(chosen: list[str]) -> str:
+    """The chosen sentences in date order, each day's frame written once."""
+    out: list[str] = []
+    last = None
+    for sentence in chosen:
+        frame, text = _parts(sentence)
+        # Without its frame, a sentence must still read as one to ``sentences`` (a capital or a
+        # digit after the last one's stop), or the next fold would take two for one.
+        alone = bool(out) and out[-1].endswith((".", "!", "?")) and _STARTS.match(text)
+        out.append(text if frame and frame == last and alone else f"{frame} {text}".strip())
+        last = frame
+    return " ".join(out)
+
+
+_STARTS = re.compile(r"[\"'(\[]?[A-Z0-9]")
+
+
 def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str:
-    pool = [s for s in dict.fromkeys(_said(s) for s in sentences(previous) + new_units) if s]
+    """The previous summary and the new units, folded into ``max_tokens``: the sentences that
+    say the most (``_score``), counted at what they cost written briefly (``_compact``)."""
+    pool = [s for s in dict.fromkeys(_said(s) for s in _expanded(previous) + new_units) if s]
     if not pool:
         return ""
     newest = max(_date_of(s) for s in pool)
     everywhere = _everywhere(pool)
     ranked = sorted(pool, key=lambda s: _score(s, newest, everywhere), reverse=True)
     chosen: list[str] = []
+    frames: set[str] = set()
     used = 0
     for sentence in ranked:
-        cost = count_tokens(sentence)
+        frame, text = _parts(sentence)
+        shared = frame in frames and bool(_STARTS.match(text))  # written without it
+        cost = count_tokens(text) + (0 if shared else count_tokens(frame))
         if used + cost <= max_tokens:
             chosen.append(sentence)
+            frames.add(frame)
             used += cost
     chosen.sort(key=lambda s: (_date_of(s), pool.index(s)))
-    return " ".join(chosen)
+    folded = _compact(chosen)
+    while count_tokens(folded) > max_tokens:  # the estimate was short: the least salient goes
+        chosen.remove(min(chosen, key=lambda s: _score(s, newest, everywhere)))
+        folded = _compact(chosen)
+    return folded
 
 
 def summary_traceable(
@@ -303,7 +361,7 @@ def summary_consistent(
     within the token cap.
     """
     history = _history(fields, versions)
-    kept = [s for s in sentences(text) if not _uncovered(s, _body_start(s), fields, versions)]
+    kept = [s for s in _expanded(text) if not _uncovered(s, _body_start(s), fields, versions)]
     history = [h for h in history if count_tokens(h) <= max_tokens]
     used = sum(count_tokens(h) for h in history)
     while history and used > max_tokens // 2:  # history takes at most half the summary

@@ -36,11 +36,12 @@ SETTINGS: dict[str, Setting] = {
     ),
     "min_kept_turns": Setting(
         int,
-        4,
+        1,
         0,
         200,
-        help="Turns always kept verbatim in the hot tier after extraction. Higher: more "
-        "verbatim context at session start, larger hot document.",
+        help="Turns always kept verbatim in the hot tier after extraction, with up to as many "
+        "more of the recent ones worth keeping (an open question, one dense in values). Higher: "
+        "more verbatim context at session start, larger hot document.",
     ),
     "acu_segment_turns": Setting(
         int,

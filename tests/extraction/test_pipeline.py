@@ -112,14 +112,14 @@ def test_budget_scenario_through_the_pipeline(
         "write",
         "total",
     }
-    # Archived: everything but the kept turns; the last min_kept_turns (4) are always kept.
+    # Archived: everything but the kept turns; the last min_kept_turns (1) is always kept.
     kept = list(
         Turn.objects.filter(end_user=priya, archived_at__isnull=True).values_list("id", flat=True)
     )
-    last_four = list(
-        Turn.objects.filter(end_user=priya).order_by("-id").values_list("id", flat=True)[:4]
+    last = list(
+        Turn.objects.filter(end_user=priya).order_by("-id").values_list("id", flat=True)[:1]
     )
-    assert len(kept) == run.counts["kept"] >= 4 and set(last_four) <= set(kept)
+    assert len(kept) == run.counts["kept"] >= 1 and set(last) <= set(kept)
     assert run.counts["archived"] == 5 - len(kept)
     units = list(ACU.objects.filter(end_user=priya).values_list("text", flat=True))
     assert "On 3 March 2026, Priya's budget is 50 lakhs, looking for a flat in Pune." in units

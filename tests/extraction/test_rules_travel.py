@@ -65,3 +65,24 @@ def test_where_they_live_and_where_they_go_still_land_where_asked() -> None:
     assert home["city"] == "Galway"
     trip = _facts([("a", "Where are you headed?"), ("u", "Lisbon, I think.")], TRIP)
     assert trip["destination"] == "Lisbon"
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "key"),
+    [
+        ("Has this experience influenced your goals at all?",
+         "Thanks, Mel! It really motivated me for sure. I'm still thinking about counseling.", "goal"),
+        ("Any developments regarding your political goals?",
+         "I've been keeping busy since we last talked!", "goal"),
+        ("How's it going with your language studies?",
+         "Learning German has been tough but worth it.", "preferred_language"),
+    ],
+)  # fmt: skip
+def test_a_reply_that_says_something_about_the_user_is_not_a_text_value(
+    question: str, reply: str, key: str
+) -> None:
+    """A value names a thing ("Run a marathon", "Kothrud"); a sentence with its own subject and
+    verb says something else about the user. How someone feels may be said so."""
+    assert key not in _facts([("a", question), ("u", reply)], GENERAL_ASSISTANT)
+    felt = _facts([("a", "How are you feeling today?"), ("u", "I feel great.")], GENERAL_ASSISTANT)
+    assert felt["mood"] == "I feel great"

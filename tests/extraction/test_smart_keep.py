@@ -31,3 +31,16 @@ def test_never_fewer_than_the_minimum_and_zero_keeps_nothing() -> None:
     turns = _turns(["ok"] * 5)
     assert smart_keep(turns, min_kept=4, window=10) == {2, 3, 4, 5}
     assert smart_keep(turns, min_kept=0, window=10) == set()
+
+
+def test_a_question_already_answered_is_not_kept_without_its_answer() -> None:
+    roles = ["user", "assistant"] * 5
+    texts = ["ok"] * 6 + ["Is there anywhere you recommend visiting?", "Barcelona is a must.",
+                          "Great, thanks!", "Bye!"]  # fmt: skip
+    turns = [WindowTurn(i + 1, "s", i + 1, r, t, DAY, "Priya", "Asha")
+             for i, (r, t) in enumerate(zip(roles, texts, strict=True))]  # fmt: skip
+    assert smart_keep(turns, min_kept=2, window=8) == {9, 10}
+    # Still open (nobody else has spoken since): kept.
+    open_ = [*turns[:8], WindowTurn(9, "s", 9, "user", "Can you find villas near Baner?", DAY, "Priya", "Asha"),
+             WindowTurn(10, "s", 10, "user", "ok", DAY, "Priya", "Asha")]  # fmt: skip
+    assert 9 in smart_keep(open_, min_kept=1, window=8)

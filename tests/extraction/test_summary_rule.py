@@ -106,3 +106,25 @@ def test_what_a_transcript_brackets_is_not_said_and_takes_no_room() -> None:
     tight = count_tokens("On 9 March 2026, Grace said: We walked the whole coast path. On 2 "
                          "April 2026, Grace started pottery classes on Thursdays.")  # fmt: skip
     assert summary_fold("", units, max_tokens=tight).count("2026") == 2
+
+
+def test_a_day_is_written_once_and_a_later_fold_keeps_its_sentences_dated() -> None:
+    units = ["On 9 March 2026, Grace said: Grace adopted a beagle called Biscuit.",
+             "On 9 March 2026, Grace is as of 9 March 2026 reading Dune by Frank Herbert.",
+             "On 2 April 2026, Grace said: the pottery class moved to Thursdays."]  # fmt: skip
+    folded = summary_fold("", units, max_tokens=200)
+    # One frame for the day; "Grace said:" goes where the sentence names Grace anyway, and an
+    # "as of" that repeats the day; a sentence in lower case keeps its frame.
+    assert folded == ("On 9 March 2026, Grace adopted a beagle called Biscuit. Grace is reading "
+                      "Dune by Frank Herbert. On 2 April 2026, Grace said: the pottery class "
+                      "moved to Thursdays.")  # fmt: skip
+    assert count_tokens(folded) < count_tokens(" ".join(units))
+    # Folded again with something newer, the sentence without a frame is still of 9 March: it
+    # is neither lost nor moved, and the cap still holds.
+    again = summary_fold(folded, ["On 5 May 2026, Grace started a new job at Kew Gardens."],
+                         max_tokens=200)  # fmt: skip
+    assert again.startswith("On 9 March 2026, Grace adopted") and "Grace is reading Dune" in again
+    assert again.index("Dune") < again.index("On 2 April") < again.index("Kew Gardens")
+    tight = summary_fold(folded, ["On 5 May 2026, Grace started a new job at Kew Gardens."],
+                         max_tokens=30)  # fmt: skip
+    assert 0 < count_tokens(tight) <= 30

@@ -17,7 +17,7 @@ def test_agent_create_publishes_version_one_active(tenant_a: Tenant) -> None:
     schemas = list(ExtractionSchema.objects.filter(agent=agent))
     assert [(s.version, s.is_active) for s in schemas] == [(1, True)]
     assert agent.extraction_token_threshold == 4000
-    assert agent.min_kept_turns == 4
+    assert agent.min_kept_turns == 1
     assert agent.dedup_threshold == 0.95
     assert AuditEvent.objects.filter(action="agent.create", target_id="a1").count() == 1
 
@@ -87,7 +87,7 @@ def test_settings_update_is_validated_audited_and_partial(agent_a: Agent) -> Non
     agent_a.refresh_from_db()
     assert agent_a.min_kept_turns == 6 and agent_a.context_window_turns == 10
     event = AuditEvent.objects.get(action="agent.settings")
-    assert event.before == {"min_kept_turns": 4} and event.after == {"min_kept_turns": 6}
+    assert event.before == {"min_kept_turns": 1} and event.after == {"min_kept_turns": 6}
     with pytest.raises(Invalid):
         agent_settings_update(
             agent=agent_a, changes={"min_kept_turns": -1, "context_window_turns": 3}, actor="op"

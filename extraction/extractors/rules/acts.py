@@ -163,3 +163,12 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
         cuts.append(match.end())
     cuts.append(len(sentence))
     return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+# A sentence with a subject and its verb: "I struggled with …", "It really motivated me",
+# "Learning German has been tough" — a reply that says something, not a name for a thing.
+STATEMENT = re.compile(
+    r"(?:(?:I|I'm|I've|I'd|I'll|it|it's|we|we're|we've|they|they're|he|she|he's|she's)\s+"
+    r"(?!\d)(?:\w+ly\s+)?\w+|\w+ing\s+(?:\w+\s+){0,3}(?:has|have|had|is|was)\s+been)\b",
+    re.I,
+)

@@ -9,6 +9,7 @@ import re
 from core.text import sentences
 from extraction.extractors.rules.acts import (
     CORRECTION,
+    STATEMENT,
     accepts,
     clauses,
     denies,
@@ -126,6 +127,14 @@ def answer_claims(
         return []  # the reply answered with a number, an amount or a date, and that is taken
     phrase = answer_phrase(profile, text)
     if phrase is None or is_question(first):
+        return []
+    if STATEMENT.match(phrase) and not re.search(
+        r"\bhow\b", profile.field.get("description") or "", re.I
+    ):
+        # "Has this influenced your goals?" — "It really motivated me for sure": the reply says
+        # something about the user, in a sentence of its own; a value is a name for a thing
+        # ("Run a marathon", "Kothrud"). How someone feels may be said so ("I feel great").
+        ctx.dropped.append(Dropped(phrase, f"{profile.key}: a statement, not a value", ctx.turn))
         return []
     source = source_of(ctx, profile, phrase, text)
     return [_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
