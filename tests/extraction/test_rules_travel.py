@@ -86,3 +86,32 @@ def test_a_reply_that_says_something_about_the_user_is_not_a_text_value(
     assert key not in _facts([("a", question), ("u", reply)], GENERAL_ASSISTANT)
     felt = _facts([("a", "How are you feeling today?"), ("u", "I feel great.")], GENERAL_ASSISTANT)
     assert felt["mood"] == "I feel great"
+
+
+VET: list[dict[str, Any]] = [
+    {"key": "treatment_estimate", "description": "Estimate for the current treatment, once the owner has agreed to it",
+     "category": "temporal", "type": "money"},
+    {"key": "parcel_weight_kg", "description": "Weight of the user's parcel in kg", "category": "temporal",
+     "type": "number"},
+    {"key": "expected_salary", "description": "The salary the candidate expects", "category": "profile",
+     "type": "money"},
+]  # fmt: skip
+
+
+def test_a_value_the_agent_gives_a_field_by_its_name_is_recorded() -> None:
+    """ "The estimate for the cleaning is $265." — "Okay, go ahead.": the agent's value,
+    acknowledged. Not a friend's, not the price list, not a refused one, not the user's own
+    number said back."""
+    told = _facts([("a", "The estimate for the cleaning is $265."), ("u", "Okay, go ahead.")], VET)
+    assert told["treatment_estimate"] == {"amount": 265, "currency": "USD"}
+    for turns in (
+        [("a", "A mate of yours, Ollie, is also in the process, on a salary of $130k."), ("u", "Ha, classic Ollie.")],
+        [("a", "Heads up, our rates go up in April: a 5 kg parcel will be $18.90."), ("u", "ok")],
+        [("a", "The estimate came back at $410, not $265."), ("u", "hmm")],
+    ):  # fmt: skip
+        facts = _facts(turns, VET)
+        assert "expected_salary" not in facts and "parcel_weight_kg" not in facts, facts
+        assert facts.get("treatment_estimate") != {"amount": 265, "currency": "USD"}
+    echoed = _facts([("u", "my sister wants to send 3 kg to Chennai"),
+                     ("a", "For a 3 kg parcel to Chennai it's $29."), ("u", "ok")], VET)  # fmt: skip
+    assert "parcel_weight_kg" not in echoed

@@ -43,6 +43,7 @@ from extraction.extractors.rules.texts import (
     shaped_claims,
 )
 from extraction.extractors.rules.things import qualified_text_claims
+from extraction.extractors.rules.told import NAMED
 from extraction.extractors.rules.units import compress
 from memory.embedding import embed
 
@@ -78,7 +79,10 @@ class RulesExtractor:
                 claims += [c for c in _taken_up(offered, turn, index) if not implausible(c)]
                 offered = []
                 reader.note_money(turn.text)
-                prompt = read_prompt(turn, fields_, vectors, reader.currency, qualifiers.vocab)
+                before = turns[index - 1].text if index and turns[index - 1].role == "user" else ""
+                prompt = read_prompt(
+                    turn, fields_, vectors, reader.currency, qualifiers.vocab, before
+                )
                 qualifiers.hear(turn.text)
                 continue
             if turn.role != "user":
@@ -216,6 +220,8 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                 and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip
     told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
+        if cue == NAMED and any(k.partition(":")[0] == profile.key for k in ctx.current):
+            continue  # see told.NAMED
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out
         ):

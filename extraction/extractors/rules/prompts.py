@@ -21,6 +21,7 @@ from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
+from extraction.extractors.rules.told import NAMED, given, names_a_field
 from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
 
 OFFER = re.compile(
@@ -176,9 +177,10 @@ NAME_CHECK = re.compile(
 
 
 def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.ndarray],
-                currency: str | None, things: dict[str, list[str]]) -> Prompt:  # fmt: skip
+                currency: str | None, things: dict[str, list[str]], before: str = "") -> Prompt:  # fmt: skip
     """What the agent's turn asks, proposes (questions and offers that carry a value) and
-    states about the user ("You applied for the product designer role")."""
+    states about the user ("You applied for the product designer role"); ``before``: the
+    user's turn it answers (see ``told.given``)."""
     said = sentences(turn.text)
     questions = [s for s in said if question_kind(s)]
     question = questions[-1] if questions else (said[-1] if said else "")
@@ -210,6 +212,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
             or states
             or any(p.type == "string" and kinds_named(p, sentence) for p in fields)
         )
+        names = not told and names_a_field(sentence, fields)  # "The estimate is $265"
+        told = told or names
         stated = (
             bool(told)
             and not OTHERS.search(sentence)  # not another client's, a relative's
@@ -242,9 +246,13 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
                 offered = offer or (prompt.offers and not reported)
                 into = prompt.proposals if offered and not named else prompt.stated
-                if into is prompt.stated and not _names_field(profile, mention, sentence, prompt):
+                if into is prompt.stated and (
+                    not _names_field(profile, mention, sentence, prompt)
+                    or (names and not given(sentence, mention, before))
+                ):
                     continue
-                into.append((profile, replace(mention, sentence=sentence), cue))
+                gives = names and into is prompt.stated
+                into.append((profile, replace(mention, sentence=sentence), NAMED if gives else cue))
     _name_check(prompt, question, fields)
     best = prompt.best()
     if best is not None and best.type == "boolean" and kind == "yn" and OFFER.search(question):

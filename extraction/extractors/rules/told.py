@@ -1,0 +1,43 @@
+"""A value the agent gives a field by its name, in a sentence not otherwise about the user
+("The estimate for the cleaning is $265", "37.4 kilograms"): when it counts as the user's."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.fields import Profile, cue_score
+from extraction.extractors.rules.mentions import Mention
+
+# The cue of such a value: it fills a field that holds nothing yet, never replaces what is held
+# ("What would you like to pay a month?" — "64,500." — "The joining fee is 50 euros.").
+NAMED = "the agent gives the field's value"
+_NOT_THEIRS = re.compile(
+    r"(?i:\bof yours\b|\byour (?:friend|mate|colleague|neighbou?r)\b|\bour (?:rates?|prices?|fees?|"
+    r"charges?|tariffs?)\b|\b(?:rates?|prices?) (?:go|goes|going) up\b)"
+)
+_SIGNED = re.compile(r"[$€£₹¥]|(?i:\b(?:dollars?|euros?|pounds?|rupees?|francs?|lakhs?|crores?|bucks|"
+                     r"usd|eur|gbp|inr|aud|cad|nzd|sgd|chf|jpy|rs|k)\b)")  # fmt: skip
+
+
+def given(sentence: str, mention: Mention, before: str) -> bool:
+    """Whether the agent gives the value, as the field's, in a sentence that names the field but
+    is not otherwise about the user: not a friend's ("a mate of yours … on £130k"), not the
+    price list ("our rates go up: 5 kg will be $18.90"), not refused ("47 thousand, not 52"),
+    not a code ("dispute DSP 77810293": an amount says its currency), and not the numbers the
+    user just said ("For 6 kg to Coimbatore, …": an echo, or the sister's 3 kg)."""
+    said = sentence[mention.start : mention.end]
+    if _NOT_THEIRS.search(sentence) or re.search(r"\bnot\s+\W*$", sentence[: mention.start]):
+        return False
+    if mention.type == "money" and not _SIGNED.search(
+        said + sentence[mention.end : mention.end + 10]
+    ):
+        return False
+    numbers = re.findall(r"\d+(?:[.,]\d+)*", said)
+    return not numbers or not all(
+        re.search(rf"(?<![\d.,]){re.escape(n)}(?![\d]|[.,]\d)", before) for n in numbers
+    )
+
+
+def names_a_field(sentence: str, fields: list[Profile]) -> bool:
+    """Whether the sentence names a field of numbers, amounts, dates or choices by its words."""
+    return any(p.type != "string" and cue_score(p, sentence)[0] >= 1.0 for p in fields)
