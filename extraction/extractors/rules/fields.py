@@ -181,6 +181,11 @@ class Profile:
     def qualified(self) -> bool:
         return self.qualifier_kind is not None
 
+    @property
+    def how(self) -> bool:
+        """Whether the field is itself a how ("How the user says they feel")."""
+        return bool(re.search(r"\bhow\b", self.field.get("description") or "", re.I))
+
 
 def _field_text(f: dict[str, Any]) -> str:
     return f"{f['key'].replace('_', ' ')}: {f.get('description', '')}"

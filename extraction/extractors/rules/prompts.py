@@ -107,7 +107,6 @@ _MANNER = re.compile(
     r"(?!go\b|going\b|went\b|turn|work(?:ed)?\s+out|end(?:ed)?\s+up|want|like|prefer|wish|usually)\w+",
     re.I,
 )
-_HOW = re.compile(r"\bhow\b", re.I)
 
 
 def _rank(
@@ -118,11 +117,7 @@ def _rank(
     ranked = []
     manner = bool(_MANNER.search(question))
     for profile in fields:
-        if (
-            manner
-            and profile.type == "string"
-            and not _HOW.search(profile.field.get("description") or "")
-        ):
+        if manner and profile.type == "string" and not profile.how:
             continue  # "How do you keep up with your goals?" asks how, not which goal
         words, word = cue_score(profile, question)
         words += _prior(question, profile, words)

@@ -128,9 +128,7 @@ def answer_claims(
     phrase = answer_phrase(profile, text)
     if phrase is None or is_question(first):
         return []
-    if STATEMENT.match(phrase) and not re.search(
-        r"\bhow\b", profile.field.get("description") or "", re.I
-    ):
+    if STATEMENT.match(phrase) and not profile.how:
         # "Has this influenced your goals?" — "It really motivated me for sure": the reply says
         # something about the user, in a sentence of its own; a value is a name for a thing
         # ("Run a marathon", "Kothrud"). How someone feels may be said so ("I feel great").
