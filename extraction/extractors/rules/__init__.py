@@ -43,7 +43,6 @@ from extraction.extractors.rules.texts import (
     shaped_claims,
 )
 from extraction.extractors.rules.things import qualified_text_claims
-from extraction.extractors.rules.told import NAMED
 from extraction.extractors.rules.units import compress
 from memory.embedding import embed
 
@@ -220,8 +219,10 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                 and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip
     told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
-        if cue == NAMED and any(k.partition(":")[0] == profile.key for k in ctx.current):
-            continue  # see told.NAMED
+        if any(mention is m for m in prompt.given) and any(
+            k.partition(":")[0] == profile.key for k in ctx.current
+        ):
+            continue  # a value the agent gives by the field's name fills an empty field only
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out
         ):

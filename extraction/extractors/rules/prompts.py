@@ -21,7 +21,7 @@ from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
-from extraction.extractors.rules.told import NAMED, given, names_a_field
+from extraction.extractors.rules.told import given, names_a_field
 from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
 
 OFFER = re.compile(
@@ -46,6 +46,7 @@ class Prompt:
     proposals: list[tuple[Profile, Mention, str]] = field(default_factory=list)
     stated: list[tuple[Profile, Mention, str]] = field(default_factory=list)  # "your plan is …"
     offers: bool = False  # the turn proposes (yes/no question, offer, confirmation request)
+    given: list[Mention] = field(default_factory=list)  # of ``stated``, those told.given passed
 
     def best(self, type_: str | None = None) -> Profile | None:
         for profile, _, _ in self.asked:
@@ -246,8 +247,9 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                     or (names and not given(sentence, mention, before))
                 ):
                     continue
-                gives = names and into is prompt.stated
-                into.append((profile, replace(mention, sentence=sentence), NAMED if gives else cue))
+                into.append((profile, replace(mention, sentence=sentence), cue))
+                if names and into is prompt.stated:
+                    prompt.given.append(into[-1][1])
     _name_check(prompt, question, fields)
     best = prompt.best()
     if best is not None and best.type == "boolean" and kind == "yn" and OFFER.search(question):

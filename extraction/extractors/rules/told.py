@@ -1,5 +1,7 @@
 """A value the agent gives a field by its name, in a sentence not otherwise about the user
-("The estimate for the cleaning is $265", "37.4 kilograms"): when it counts as the user's."""
+("The estimate for the cleaning is $265", "37.4 kilograms"): when it counts as the user's. Such
+a value fills a field that holds nothing yet, never replaces what is held ("What would you like
+to pay a month?" — "64,500." — "The joining fee is 50 euros."): ``_confirmations``."""
 
 from __future__ import annotations
 
@@ -8,9 +10,6 @@ import re
 from extraction.extractors.rules.fields import Profile, cue_score
 from extraction.extractors.rules.mentions import Mention
 
-# The cue of such a value: it fills a field that holds nothing yet, never replaces what is held
-# ("What would you like to pay a month?" — "64,500." — "The joining fee is 50 euros.").
-NAMED = "the agent gives the field's value"
 _NOT_THEIRS = re.compile(
     r"(?i:\bof yours\b|\byour (?:friend|mate|colleague|neighbou?r)\b|\bour (?:rates?|prices?|fees?|"
     r"charges?|tariffs?)\b|\b(?:rates?|prices?) (?:go|goes|going) up\b)"
