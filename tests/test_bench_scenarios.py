@@ -293,6 +293,7 @@ def test_validate_names_every_problem() -> None:
 HOLDOUT = data.DIRECTORY.parent / "scenarios_holdout"
 DEV2 = data.DIRECTORY.parent / "scenarios_dev2"
 DEV3 = data.DIRECTORY.parent / "scenarios_dev3"
+HOLDOUT2 = data.DIRECTORY.parent / "scenarios_holdout2"
 
 
 def conversations_per_tag(scenarios: list[data.Scenario]) -> dict[str, int]:
@@ -359,8 +360,25 @@ def test_the_third_development_suite_holds_several_things_under_one_key() -> Non
     assert min(several.values()) >= 5, several
 
 
+def test_the_second_holdout_suite_is_valid_and_in_domains_of_its_own() -> None:
+    """bench/scenarios_holdout2/ (written blind to the extractor, its README): valid, every
+    conversation in a domain no other suite has, with a value kept per thing in each domain."""
+    scenarios = data.load(HOLDOUT2)
+    assert len(scenarios) >= 9
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 3
+    others = [*data.load(), *data.load(HOLDOUT), *data.load(DEV2), *data.load(DEV3)]
+    assert not domains & {s.domain for s in others}
+    for domain in domains:
+        assert any(
+            ":" in i["key"] for s in scenarios if s.domain == domain for i in s.expect["current"]
+        )
+
+
 @pytest.mark.parametrize(
-    "directory", [data.DIRECTORY, HOLDOUT, DEV2, DEV3], ids=["scenarios", "holdout", "dev2", "dev3"]
+    "directory",
+    [data.DIRECTORY, HOLDOUT, DEV2, DEV3, HOLDOUT2],
+    ids=["scenarios", "holdout", "dev2", "dev3", "holdout2"],
 )
 def test_the_files_are_in_the_canonical_layout(directory: Path) -> None:
     paths = sorted(directory.glob("*.json"))
