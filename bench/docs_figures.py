@@ -200,7 +200,9 @@ def _locomo_table() -> str:
 def _scenarios_table() -> str:
     """The scenario suites side by side: what `make bench-scenarios` printed for each."""
     suites = [("development", "scenarios"), ("second development", "scenarios_dev2"),
-              ("third development (qualifiers)", "scenarios_dev3"), ("held out", "scenarios_holdout")]  # fmt: skip
+              ("third development (qualifiers)", "scenarios_dev3"),
+              ("first held-out (read since 2026-12-04)", "scenarios_holdout"),
+              ("held out (blind, 2026-12-04)", "scenarios_holdout2")]  # fmt: skip
     runs = [(label, results(name)) for label, name in suites]
 
     def pct(figures: dict[str, Any], check: str) -> str:

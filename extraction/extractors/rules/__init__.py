@@ -26,12 +26,13 @@ from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, Windo
 from extraction.extractors.rules.acts import accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, profiles
-from extraction.extractors.rules.keep import implausible, keep_last_per_field
-from extraction.extractors.rules.measures import field_amounts
+from extraction.extractors.rules.keep import implausible, keep_last_per_field, one_reading
+from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
+from extraction.extractors.rules.owners import taken_up
 from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID, place_currency
-from extraction.extractors.rules.prompts import Prompt, read_prompt
+from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.spelled import spell_out
@@ -69,13 +70,14 @@ class RulesExtractor:
         reader = _Reader(fields_, vectors, _currency(current, fields, named))
         claims: list[Claim] = []
         prompt: Prompt | None = None
+        answered: Prompt | None = None  # the agent turn the user's last turn answered
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
         session = None
         for index, turn in enumerate(turns):
             if turn.session_id != session:
                 prompt, session, offered = None, turn.session_id, []
             if turn.role == "assistant":
-                claims += [c for c in _taken_up(offered, turn, index) if not implausible(c)]
+                claims += [c for c in taken_up(offered, turn, index) if not implausible(c)]
                 offered = []
                 reader.note_money(turn.text)
                 before = turns[index - 1].text if index and turns[index - 1].role == "user" else ""
@@ -86,6 +88,13 @@ class RulesExtractor:
                 continue
             if turn.role != "user":
                 continue
+            if (
+                prompt is None
+                and index
+                and turns[index - 1].role == "user"
+                and _AGAIN.match(turn.text)
+            ):
+                prompt = answered  # "19,450" — "sorry, I meant 9,450": the same question again
             ctx = Context(
                 index,
                 turn,
@@ -113,7 +122,7 @@ class RulesExtractor:
                 for c in ctx.offered
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
-            prompt = None
+            answered, prompt = prompt, None
         claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
         _fill_currency(claims, named, current, dollar, local)
         return [_fact(c) for c in claims]
@@ -146,6 +155,8 @@ class _Reader:
                 or any(p.type == "money" for p, _, _ in prompt.proposals)
             )
         )
+        # "Current mileage?" — "like 87k": a count in thousands, not money
+        counted = bool(prompt and prompt.asked and prompt.asked[0][0].type == "number")
         said: list[tuple[str, int, Any]] = []
         offset = 0
         context = self.money or _counted_in(prompt, current)
@@ -161,9 +172,10 @@ class _Reader:
                 (asked_money and not valued) or bool(MONEY_WORDS.search(sentence)) or money_before
             )
             said.append((sentence, at, typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields,
-                                                        self.currency, bare_money=bare, context=context)))  # fmt: skip
+                                                        self.currency, bare_money=bare, context=context,
+                                                        counted=counted and not asked_money)))  # fmt: skip
         self.note_money(ctx.turn.text)
-        claims = typed_claims(ctx, said)
+        claims = one_reading(typed_claims(ctx, said))
         first = len(said[0][0]) if said else 0
         typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
@@ -195,6 +207,9 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
     return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
+_AGAIN = re.compile(r"\W*(?:sorry|oops|i mean|i meant|correction|actually|no wait|wait)\b", re.I)
+
+
 def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     """The agent's proposals the user accepts without repeating them ("Yes, that's fine."), and
     what the agent said of the user ("Your new card is active") unless the user objects:
@@ -208,6 +223,11 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     stated = {c.profile.key for c in claims}
     out: list[Claim] = []
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
+    # "Your debit is £145 a month. I'd suggest £118." — "Yes": the value its sentence offers,
+    # unless the reply picks the other by its words ("… to your card. Or store credit?" — "card")
+    said = set(re.findall(r"[a-z]{4,}", text.lower()))
+    offered = sorted(offered, key=lambda o: (not _picked(o[1], offered, said),
+                                             not proposes(o[1].sentence or "")))  # fmt: skip
     if not offered and prompt.kind != "alt":  # "the simva yeah": one of them, by its thing
         offered = [(p, m, c) for p, m, c in prompt.proposals if p.qualified and _agreed_on(m, text)]
     # "¥8,800, so ¥2,640 per session": the last said; "conditionally approved" holds "approved"
@@ -219,10 +239,13 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                 and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip
     told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
-        if any(mention is m for m in prompt.given) and any(
-            k.partition(":")[0] == profile.key for k in ctx.current
+        if (
+            any(mention is m for m in prompt.given)
+            and any(k.partition(":")[0] == profile.key for k in ctx.current)
+            and not states_its_unit(profile, mention.sentence or "")
         ):
             continue  # a value the agent gives by the field's name fills an empty field only
+            # (a measurement read out in the field's unit updates it: "37.9 kilograms")
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out
         ):
@@ -252,14 +275,15 @@ def _inside(told: Any, stated: list[Any]) -> bool:
                and m.start <= mention.start and mention.end <= m.end for p, m, _ in stated)  # fmt: skip
 
 
-_TAKEN_UP = re.compile(
-    r"^\W*(?:yes|yeah|sure|of course|certainly|absolutely|no problem|done|booked|noted|perfect|great|"
-    r"okay|ok|that works|can do|we can|i can|i've|it is|it's)\b|\b(?:it is|booked|noted|confirmed|done)\b",
-    re.I,
-)
-
-
 _YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|ok|okay)\b", re.I)
+
+
+def _picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
+    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower()))
+    for _, other, _ in offered:
+        if other.sentence != mention.sentence:
+            words -= set(re.findall(r"[a-z]{4,}", (other.sentence or "").lower()))
+    return bool(words & said)
 
 
 def _agreed_on(mention: Any, reply: str) -> bool:
@@ -273,25 +297,6 @@ def _agreed_on(mention: Any, reply: str) -> bool:
         if named and _YES.search(lowered) and not denies(clause.strip()):
             return True
     return False
-
-
-def _taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]:
-    """The user's offers ("Monday is possible?") the agent takes up ("Monday the 23rd, between 8
-    and 12."): written as the user's, citing both turns. Refused ("Sorry, Monday is full"), none."""
-    if not offered or denies(agent.text) or re.search(r"\b(sorry|unfortunately|fully booked|not available)\b",
-                                                      agent.text, re.I):  # fmt: skip
-        return []
-    restated = typed_mentions(
-        agent.text, agent.occurred_at.date(), [c.profile for c in offered], None
-    )
-    out = []
-    for claim in offered:
-        if _TAKEN_UP.search(agent.text) or any(m.value == claim.value for m in restated):
-            claim.turns = [*claim.turns, agent]
-            claim.why["cue"] = "the user asked for it; the agent took it up"
-            claim.order = (index, 0)
-            out.append(claim)
-    return out
 
 
 def _currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:

@@ -41,7 +41,10 @@ DENY_START = re.compile(
 DENY_ANY = re.compile(
     r"\b(rather not|doesn't work|does not work|won't work|can't do|cannot do|not okay|not ok|"
     r"too (much|high|expensive|pricey|costly|far|late|early|small|big)|instead|i'd prefer|we'd prefer|prefer not|"
-    r"let me think|i'll think|think about it|not keen|no way|pass on)\b",
+    r"let me think|i'll think|think about it|not keen|no way|pass on|no good|not good for|"
+    r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit|i'm busy|"
+    r"we're busy|i'm away|we're away)\b"
+    r"|\b\w+(?:'s| is) out\b(?!\s+(?:for|of|on|to|with|and|now|today)\b)",
     re.I,
 )
 HEDGE = re.compile(

@@ -190,6 +190,9 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             continue
         if day is not None and kind == "weekday" and _in_the_past(match, text):
             day -= datetime.timedelta(days=7)  # "they changed it on Friday night": the last one
+        if (day is not None and kind == "ordinal" and day > today
+                and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
+            day = _month_before(day)  # "the inspection was done on the 17th": this month's
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -217,10 +220,19 @@ def _in_the_past(match: re.Match[str], text: str) -> bool:
     the simple past is the one gone by, not the next ("I've booked you on Friday" is ahead)."""
     if (match.group("which") or "on").lower() != "on" or match.group("next"):
         return False
-    start = max(text.rfind(".", 0, match.start()), text.rfind("?", 0, match.start()),
-                text.rfind("!", 0, match.start())) + 1  # fmt: skip
-    before = text[start : match.start()]
+    return _told_past(text, match.start())
+
+
+def _told_past(text: str, at: int) -> bool:
+    """Whether the sentence before ``at`` is in the simple past ("It was delivered on …")."""
+    start = max(text.rfind(".", 0, at), text.rfind("?", 0, at), text.rfind("!", 0, at)) + 1
+    before = text[start:at]
     return bool(_PAST_VERB.search(before)) and not _NOT_PAST.search(before)
+
+
+def _month_before(day: datetime.date) -> datetime.date:
+    year, month = (day.year - 1, 12) if day.month == 1 else (day.year, day.month - 1)
+    return datetime.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
 def _in_month_said(found: list[DateMention]) -> list[DateMention]:

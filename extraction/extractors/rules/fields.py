@@ -78,6 +78,8 @@ THESAURUS: dict[str, str] = {
     "autopay": "automatic auto",
     "mg": "milligram milligrams",
     "gb": "gigabyte gigabytes gig gigs",
+    "odometer": "mileage miles clock",
+    "mileage": "odometer miles clock",
     "kg": "kilogram kilograms kilo kilos",
     "km": "kilometre kilometres kilometer kilometers",
     "auto": "automatic automatically",
@@ -268,9 +270,10 @@ def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]
     key_words = {stem(w) for w in f["key"].split("_") if w not in GENERIC and len(w) > 1}
     words: dict[str, float] = dict.fromkeys(key_words, 2.0)
     text = f.get("description", "")
-    if description:
+    if description:  # "the current job": when, not which field (unless the key says it)
         for w in content_words(text):
-            words.setdefault(w, DESCRIPTION_VERB if w in _VERBS else 1.0)
+            if w not in ("current", "latest", "recent"):
+                words.setdefault(w, DESCRIPTION_VERB if w in _VERBS else 1.0)
     qualifiers, _ = _qualifier_kind(f)
     for template in _templates([str(e) for e in f.get("examples") or []], qualifiers):
         for w in template.before:

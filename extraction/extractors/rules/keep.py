@@ -6,6 +6,7 @@ import re
 
 from extraction.extractors.rules.acts import takes_back
 from extraction.extractors.rules.fields import TIME_UNITS
+from extraction.extractors.rules.mentions import day_of_month
 from extraction.extractors.rules.reader import Claim, same_value
 
 # A total after its parts: the value the field holds is the sum, not the last part.
@@ -68,7 +69,27 @@ def _shortened(claim: Claim, current: dict[str, str]) -> bool:
 def implausible(claim: Claim) -> bool:
     """A value the field cannot hold, whatever cue found it: a speaker's name for a field that
     does not hold names, a value without a digit where every example has one."""
-    return _a_speakers_name(claim) or _unlike_examples(claim) or _a_duration(claim)
+    return (
+        _a_speakers_name(claim)
+        or _unlike_examples(claim)
+        or _a_duration(claim)
+        or _not_a_day_of_the_month(claim)
+        or _its_own_thing(claim)
+    )
+
+
+def _its_own_thing(claim: Claim) -> bool:
+    """The thing's own name or code, or part of it, is not what the field says of it: "my dog,
+    Bruno" (pet:Bruno = "Bruno"), "KA 03 HW 4512" (vehicle:KA03HW4512 = "HW 4512")."""
+    bare = re.sub(r"[\s-]", "", str(claim.value).strip(" .,!?").lower())
+    return len(bare) >= 3 and bare in re.sub(r"[\s-]", "", (claim.qualifier or "").lower())
+
+
+def _not_a_day_of_the_month(claim: Claim) -> bool:
+    """ "Day of the month the debit is collected": 1 to 31, not a meter reading."""
+    if not day_of_month(claim.profile):
+        return False
+    return not (isinstance(claim.value, int | float) and 1 <= claim.value <= 31)
 
 
 _DURATION = re.compile(
@@ -90,14 +111,22 @@ def _a_duration(claim: Claim) -> bool:
     return not _TIME_WORDS.search(about)
 
 
+_SOMEONE = re.compile(
+    r"\b(?:who|whom|contact|guardian|parent|carer|partner|spouse|doctor|name of)\b",
+    re.I,
+)
+
+
 def _a_speakers_name(claim: Claim) -> bool:
     """A text value that is the name of one of the two speakers ("Thanks, Maria!" read as a job
     or a language): a name is only ever the value of a field that holds names."""
     if claim.profile.type != "string" or claim.profile.person_name:
         return False
-    if claim.profile.qualifier_kind == "name":
-        return False
     value = str(claim.value).strip(" .,!?").lower()
+    if claim.profile.qualifier_kind == "name" and _SOMEONE.search(
+        claim.profile.field.get("description") or ""
+    ):
+        return False  # a speaker's name is the value of a field that holds someone
     turn = claim.turns[-1]
     names = {
         n.lower() for who in (turn.speaker, turn.listener) for n in (who, *who.split()[:1]) if n
@@ -118,3 +147,14 @@ def _unlike_examples(claim: Claim) -> bool:
         return False
     coded = all(_CODED.fullmatch(e) for e in examples)
     return coded and not re.search(r"\d", str(claim.value))
+
+
+def one_reading(claims: list[Claim]) -> list[Claim]:
+    """ "The 28th" is a date and a day of the month: the field that fits it better takes it."""
+    days = [c for c in claims if str(c.why.get("cue", "")).startswith("day '")]
+    drop = set()
+    for day in days:
+        for other in (c for c in claims if c is not day and c.span == day.span):
+            worse = min(day, other, key=lambda c: float(c.why.get("points", 0.0)))
+            drop.add(id(worse))
+    return [c for c in claims if id(c) not in drop]

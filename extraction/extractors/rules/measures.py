@@ -10,7 +10,7 @@ from typing import Any
 
 from extraction.extractors.rules.amounts import Amount, money_in
 from extraction.extractors.rules.fields import Profile, stem
-from extraction.extractors.rules.mentions import BARE, Mention
+from extraction.extractors.rules.mentions import BARE, Mention, day_of_month
 
 UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 
@@ -34,12 +34,26 @@ def time_unit(text: str) -> str | None:
     return None
 
 
+def a_stretch_of_its_period(profile: Profile, mention: Mention) -> bool:
+    """ "Race is in less than six weeks" for "sessions a week": a number of the period a field
+    counts in (a count each week, day, month) is a stretch of time, not the count."""
+    said = time_unit(" ".join(mention.after.split()[:1]))
+    if mention.type != "number" or not said:
+        return False
+    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
+    return bool(re.search(rf"\b(?:a|an|per|each|every)\s+{said}\b|\b{said}ly\b", about, re.I))
+
+
 def in_field_unit(profile: Profile, mention: Mention) -> Any:
     """ "three months" for a field in days is 90 (and "2 weeks" 14)."""
     said = time_unit(" ".join(mention.after.split()[:1]))
+    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
     wanted = time_unit(profile.key) or time_unit(profile.field.get("description", ""))
     if mention.type != "number" or not said or not wanted or said == wanted:
         return mention.value
+    if re.search(rf"\b(?:a|an|per|each|every)\s+{wanted}\b|\b{wanted}ly\b", about, re.I):
+        return mention.value  # "sessions a week": a count in each week, "4 days" is 4
+
     value = mention.value * _TIME[said] / _TIME[wanted]
     return round(value) if abs(value - round(value)) < 0.05 else round(value, 2)
 
@@ -83,6 +97,8 @@ def unit_points(profile: Profile, mention: Mention) -> float:
     measure = measured_in(profile)
     if measure and after[0] in profile.words and after[0] not in _MEASURES[measure]:
         return -1.0  # "two parcels" for a parcel's weight in kg: a count of parcels
+    if time_unit(after[0]) and day_of_month(profile):
+        return -1.0  # "4 days" is no day of the month
     if time_unit(after[0]) and (
         time_unit(profile.key) or time_unit(profile.field.get("description", ""))
     ):
@@ -113,3 +129,13 @@ def unit_points(profile: Profile, mention: Mention) -> float:
 UNIT_WORDS = {"day", "week", "month", "year", "hour", "minute", "gb", "mb", "mg", "kg", "km",
                "percent", "%", "unit", "flat", "bhk", "bed", "bedroom", "people", "person",
                "time", "lakh", "crore", "k", "grade", "line", "kid", "child", "room"}  # fmt: skip
+
+
+def states_its_unit(profile: Profile, sentence: str) -> bool:
+    """Whether the sentence gives a number in the unit the field is measured in ("17.2 kilos,
+    lovely" for a weight in kg): a measurement read out names its field."""
+    unit = measured_in(profile) if profile.type == "number" else None
+    if unit is None:
+        return False
+    spellings = "|".join(sorted(_MEASURES[unit], key=len, reverse=True))
+    return bool(re.search(rf"\d\s*(?:{spellings})(?:e?s)?\b", sentence, re.I))

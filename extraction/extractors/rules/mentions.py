@@ -86,19 +86,37 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
 
 def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                    currency: str | None, bare_money: bool = False,
-                   context: Amount | None = None) -> list[Mention]:  # fmt: skip
-    """Dates first, then money, then numbers, then enum choices; later kinds skip spans taken."""
+                   context: Amount | None = None, counted: bool = False) -> list[Mention]:  # fmt: skip
+    """Dates first, then money, then numbers, then enum choices; later kinds skip spans taken.
+    ``counted``: a number was asked for, so "87k" without a currency is 87,000 of something."""
     types = {p.type for p in fields}
     out: list[Mention] = []
     taken: list[tuple[int, int]] = []
-    if "date" in types:
+    monthly = any(day_of_month(p) for p in fields)
+    if "date" in types or monthly:
         for d in dates_in(sentence, today):
-            out.append(Mention("date", d.day.isoformat(), d.start, d.end, f"date '{d.phrase}'"))
+            if "date" in types:
+                out.append(Mention("date", d.day.isoformat(), d.start, d.end, f"date '{d.phrase}'"))
+            if (
+                monthly and d.kind == "ordinal"
+            ):  # "the 28th" for the day of the month a debit is taken
+                out.append(Mention("number", d.day.day, d.start, d.end, f"day '{d.phrase}'"))
             taken.append((d.start, d.end))
     else:
         taken += [(d.start, d.end) for d in dates_in(sentence, today)]
+    day_named = bool(taken) or bool(_DAY_WORD.search(sentence))
     if "money" in types:
         for amount in money_in(sentence, currency, bare=bare_money, context=context):
+            if (
+                counted
+                and "number" in types
+                and amount.unit > 1
+                and not _SIGNED.search(sentence[amount.start : amount.end])
+            ):
+                count = int(amount.amount) if float(amount.amount).is_integer() else amount.amount
+                out.append(Mention("number", count, amount.start, amount.end, "number"))
+                taken.append((amount.start, amount.end))
+                continue
             if not _overlaps(amount.start, amount.end, taken):
                 how = "money" if amount.explicit else BARE
                 out.append(Mention("money", amount.value(), amount.start, amount.end, how))
@@ -113,7 +131,7 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 taken.append((match.start(), match.end()))
         for number in numbers_in(sentence):
             if _overlaps(number.start, number.end, taken) or _clock(
-                sentence, number.start, number.end
+                sentence, number.start, number.end, day_named
             ):
                 continue
             kind = _KIND_OF.search(sentence[: number.start])
@@ -131,14 +149,40 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
     return sorted(out, key=lambda m: m.start)
 
 
+_SIGNED = re.compile(
+    r"[₹$€£¥]|\b(?:rs|inr|usd|eur|gbp|sgd|aud|cad|chf|dollars?|pounds?|euros?|rupees?|bucks|"
+    r"francs?|yen|lakhs?|crores?|quid)\b",
+    re.I,
+)
+
+
+def day_of_month(profile: Profile) -> bool:
+    """Whether a number field holds a day of the month ("Day of the month the debit is taken")."""
+    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
+    return profile.type == "number" and bool(re.search(r"\bday of (?:the|each) month", about, re.I))
+
+
 _KIND_OF = re.compile(r"\b(type|stage|phase|version|series|model|gen|generation)\s*$", re.I)
 
 
-def _clock(text: str, start: int, end: int) -> bool:
+# A day named in the sentence makes "8.30" a time of day ("Monday the 23rd, 8.30").
+_DAY_WORD = re.compile(
+    r"\b(today|tonight|tomorrow|morning|afternoon|evening|slot|appointment|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+    re.I,
+)
+_HOUR_MINUTE = re.compile(r"(?:[01]?\d|2[0-3])[.:][0-5]\d")
+
+
+def _clock(text: str, start: int, end: int, day_named: bool = False) -> bool:
     after = text[end : end + 6].lower()
-    before = text[max(0, start - 7) : start].lower()
+    before = text[max(0, start - 14) : start].lower()
+    if day_named and _HOUR_MINUTE.fullmatch(text[start:end]) and not re.match(r"\s*[a-z]", after):
+        return True  # "8.30", not "8.30 kg"
     return bool(
         re.match(r"\s*(am|pm|a\.m|p\.m|o'clock|:\d)", after)
-        or re.search(r"(after|before|at|till|until|by|from)\s$", before)
+        or re.search(
+            r"\b(after|before|at|till|until|by|from|since)\s(?:about\s|around\s)?$", before
+        )
         or re.search(r"[#-]$", before)
     )

@@ -22,12 +22,16 @@ from extraction.extractors.rules.strings import (
 
 NOT_PEOPLE = set(["year", "grade", "class", "term", "standard", "level", "room", "block", "phase", "plan", "line", "account", "card", "policy", "unit", "flat", "floor", "section", "batch", "team", "group", "dr", "mr", "mrs", "ms", "miss", "sir", "madam", "lovely", "great", "thanks", "thank", "hi", "hello", "hey", "yes", "no", "okay", "ok", "sure", "same", "then", "turns", "also", "both", "either"])  # fmt: skip
 
-CODE_WORDS = r"number|no\.?|ref|reference|id|code|pnr|confirmation(?: code| number)?"
+CODE_WORDS = (
+    r"number|no\.?|ref|reference|id|code|pnr|confirmation(?: code| number)?|plate|registration|reg"
+)
 # a code: letters and digits with one digit at least ("INC-20417", "10492", "K7XQ2L")
 CODE = r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}[A-Za-z0-9]|[A-Z]{6})\b"
 
 
 STRONG_CODE = r"\b(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8}\b|\b[A-Z]{2,5}-\d{3,}\b"
+# a code written in groups ("LR17 KXD", "KA 03 HW 4512", "161-D-23817"): letters and digits both
+SPACED_CODE = r"\b(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])[A-Z0-9]{1,5}(?:[ -][A-Z0-9]{1,5}){1,3}\b(?![ -]?[a-z])"
 
 
 # Things a field kept per body part is about ("pain_level:knee"): a closed class, known whole.
@@ -47,6 +51,16 @@ def coded(description: str, examples: list[str]) -> bool:
 def first_name(name: str) -> str | None:
     first = name.split()[0] if name.split() else ""
     return first if first[:1].isupper() else None
+
+
+_NOT_THE_USER = re.compile(
+    r"(?:pet|animal|dog|cat|horse|child|children|kid|son|daughter|baby|dependant|dependent)s?$"
+)
+
+
+def never_the_user(noun: str) -> bool:
+    """A field kept per pet, child or dependant is never about the user ("my dog, Bruno")."""
+    return bool(_NOT_THE_USER.match(noun))
 
 
 def user_first_name(ctx: Context) -> str | None:

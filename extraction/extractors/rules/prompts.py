@@ -16,11 +16,13 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import RELATIVE, question_kind
+from extraction.extractors.rules.acts import RELATIVE, denies, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, similarity, stem
+from extraction.extractors.rules.dates import dates_in
+from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
-from extraction.extractors.rules.strings import after_cue, is_ordinary, kinds_named, proper_nouns
+from extraction.extractors.rules.owners import owner, string_offers
+from extraction.extractors.rules.strings import is_ordinary, kinds_named
 from extraction.extractors.rules.told import given, names_a_field
 from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
 
@@ -193,9 +195,13 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     money = [a for a in money_in(turn.text, currency) if a.explicit]
     bare = bool(money) or any(p.type == "money" for p, _, _ in asked[:1])
     seen: set[tuple[str, str, int]] = set()
+    # the user asks for or turns down a day ("Wednesday's out. Have you got anything after?")
+    scheduling = ("?" in before or denies(before)) and bool(
+        dates_in(before, turn.occurred_at.date())
+    )
     agent = {w.lower() for w in turn.speaker.split()[:1] if len(w) > 2 and w[:1].isupper()}
     for sentence in said:
-        offer = bool(question_kind(sentence) or _offers(sentence))
+        offer = bool(proposes(sentence))
         enums = [p for p in fields if p.type == "enum"]
         states = any(
             m.type == "enum"
@@ -221,16 +227,22 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions
-                  if (o := _owner(m, sentence, turn.text, fields, prompt, things,
+                  if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start])))]  # fmt: skip
-        owners += _string_offers(sentence, fields, prompt)
+        owners += string_offers(sentence, fields, prompt)
         if not owners:
             continue
         # A sentence proposes one thing, its best-named value; or one per thing it names
-        # ("the lamp is out for delivery; the blender and the rug are in transit").
+        # ("the lamp is out for delivery; the blender and the rug are in transit"). When the
+        # user has just spoken of a day, a date is when, beside what: it does not compete with
+        # the value said with it ("Monday the 23rd, full service - how's that?" proposes both).
         owners = _result_first(owners, sentence)
-        top = max(o[0] for o, _ in owners)
+        tops: dict[bool, float] = {}
+        for (points, _, _), mention in owners:
+            when = scheduling and offer and mention.type == "date"
+            tops[when] = max(points, tops.get(when, points))
         for (points, profile, cue), mention in owners:
+            top = tops[scheduling and offer and mention.type == "date"]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             if (
@@ -259,6 +271,11 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
 
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)
+
+
+def proposes(sentence: str) -> bool:
+    """Whether the sentence itself offers (a question, "I'd suggest …", "shall I …")."""
+    return bool(question_kind(sentence)) or _offers(sentence)
 
 
 def _offers(sentence: str) -> bool:
@@ -309,85 +326,6 @@ def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:
                 "name check",
             )
         )
-
-
-_TIME_UNIT = re.compile(rf"(?:second|{TIME_UNITS})s?\W*", re.I)
-
-
-def _owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
-           things: dict[str, list[str]], since: int = 0) -> tuple[float, Profile, str] | None:  # fmt: skip
-    """The field a value the agent proposes belongs to: the one of its type its sentence (or
-    turn) names best, or the one the turn asks about; the words since the value before it count
-    again ("pick-up on Saturday June 20th, drop-off on Friday June 26th")."""
-    best: tuple[float, Profile, str] | None = None
-    asked = prompt.best(mention.type)
-    before = sentence[: mention.start].lower()
-    for profile in fields:
-        if profile.type != mention.type or (
-            mention.type == "enum" and mention.value not in (profile.field.get("choices") or [])
-        ):
-            continue
-        near, word = cue_score(profile, sentence)
-        wide, wide_word = cue_score(profile, turn)
-        local = (
-            cue_score(profile, sentence[since : mention.start])[0]
-            if mention.type != "enum"
-            else 0.0
-        )
-        points = near + local + 0.8 * wide + (1.5 if profile is asked else 0.0)
-        if sum(p.type == profile.type for p in fields) == 1:
-            points += 0.6  # the schema's only field of the type
-        unit = mention.after.split()[:1]
-        if unit and stem(unit[0]) in profile.words:
-            points += 1.0  # "20 milligrams" for a field in mg
-        elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
-            continue  # "within a few days" counts no bags
-        if question_kind(sentence):
-            points += 0.5  # asked with a value in it: the value is what is proposed
-        if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
-                                     for t in things.get(profile.key, [])):  # fmt: skip
-            points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
-        if mention.type == "enum":
-            points += 1.0
-        if points >= 1.0 and (best is None or points > best[0]):
-            cue = (
-                f"proposal names '{word or wide_word}'"
-                if (word or wide_word)
-                else "the field asked about"
-            )
-            best = (points, profile, cue)
-    return best
-
-
-def _string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip
-    """Text values the agent proposes ("Shall we look at Brigade projects?")."""
-    out = []
-    asked = prompt.best("string")
-    for profile in fields:
-        if profile.type != "string" or profile.person_name:
-            continue
-        found = after_cue(profile, sentence)
-        if found is None and profile is asked and profile.proper and question_kind(sentence):
-            nouns = proper_nouns(sentence)
-            found = (nouns[0][0], "named in the question") if nouns else None
-        if found is None:
-            continue
-        near, word = cue_score(profile, sentence)
-        points = near + (1.5 if profile is asked else 0.0)
-        if points >= 1.0:
-            at = max(sentence.find(found[0]), 0)
-            mention = Mention("string", found[0], at, at + len(found[0]), found[1])
-            out.append(
-                (
-                    (
-                        points,
-                        profile,
-                        f"proposal names '{word}'" if word else "the field asked about",
-                    ),
-                    mention,
-                )
-            )
-    return out
 
 
 def proposal_values(prompt: Prompt | None) -> dict[str, list[Any]]:

@@ -18,20 +18,20 @@ from dataclasses import replace
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
-from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
+from extraction.extractors.rules.codes import code_answer, code_pattern, codes_in, same_shape
+from extraction.extractors.rules.fields import _PER, GENERIC, Profile
 from extraction.extractors.rules.naming import (
     BODY_PARTS,
-    CODE,
-    CODE_WORDS,
     RELATION_NAMED,
-    STRONG_CODE,
     coded,
     names,
+    never_the_user,
     user_first_name,
 )
 from extraction.extractors.rules.reader import Claim, Context, Dropped
 from extraction.extractors.rules.same_for import OTHER, PRONOUN, same_for
 from extraction.extractors.rules.strings import is_ordinary, proper_nouns
+from extraction.extractors.rules.subjects import KIND_WORDS, subjects
 
 _YOUR = re.compile(
     rf"\byour\b(?!\s+(?:\w+\s+)?(?:{RELATIONS})s?\b|\s+\w+'s\b)", re.I
@@ -40,12 +40,6 @@ _VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
-# "the lamp is …", "the kitchen tap was …", "metformin 500 mg" (a name right before a dose)
-_SUBJECT = re.compile(
-    r"\b(?:the|my|our|your)\s+(?P<q>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s*(?:'s|is|are|was|were|has|have|"
-    r"'re|needs?|got|came|arrived|shows?)\b|\b(?P<d>[a-z]{4,}(?:\s+[a-z]\b)?)\s+(?=\d)"
-)
-_KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
 
 
 class Qualifiers:
@@ -68,6 +62,10 @@ class Qualifiers:
         # fields whose things go by a number or code ("one fact per order, by its order number")
         self.coded = {k: nouns[k] for k, p in self.fields.items() if p.qualifier_kind == "word"
                       and coded(p.field.get("description", ""), p.qualifiers)}  # fmt: skip
+        self.undashed = any(  # a schema that writes its codes "without spaces or dashes"
+            re.search(r"\bwithout\b[^.]*\b(?:dash|hyphen)", p.field.get("description", ""))
+            for p in self.fields.values()
+        )
         # a coded field's examples in its description are placeholders, not things of this user
         self.vocab: dict[str, list[str]] = {
             k: [] if k in self.coded else list(p.qualifiers) for k, p in self.fields.items()
@@ -79,9 +77,12 @@ class Qualifiers:
             for other, noun in nouns.items():
                 if noun and noun == nouns[key] and profile.qualifier_kind == "word":
                     self._add(key, *self.vocab[other])
+        self.aliases: dict[str, dict[str, str]] = {}  # coded field → name said → its code
+        self.stored: dict[str, set[str]] = {}  # field → the things memory holds a value for
         for key in current:
             name, _, qualifier = key.partition(":")
             if qualifier and name in self.vocab:
+                self.stored.setdefault(name, set()).add(qualifier)
                 self._add(
                     name,
                     qualifier.lower() if self.fields[name].qualifier_kind == "word" else qualifier,
@@ -90,40 +91,56 @@ class Qualifiers:
             self._kinds(turn.text)
             if reply is not None and turn.role == "assistant" and reply.role == "user":
                 self._answered(turn.text, reply.text)
+        for key in self.coded:  # "I've put $2,860 on 90114": a number shaped as its claims are
+            self._add(key, *(c for t in turns for c in same_shape(t.text, self.vocab[key])))
         self.heard: list[str] = []  # qualifiers and names said, most recent last
         self.last: dict[str, Claim] = {}  # field → its last qualified claim
         self.pending: list[Claim] = []  # values whose thing was not said (yet)
+        self.asked_about = ""  # the user's last turn
 
     def _add(self, key: str, *words: str) -> None:
         for word in words:
             if key in self.coded and re.search(r"\d", word):
                 word = word.upper()  # a code: one spelling ("inc-20417" stored, "INC-20417" said)
+                if self.undashed:
+                    word = word.replace("-", "")  # "plate without spaces or dashes"
             if word and word not in self.vocab[key]:
                 self.vocab[key].append(word)
+
+    def _pattern(self, key: str, word: str, plural: bool = False) -> str:
+        """How a known thing is found in lower-cased text (a code with or without its spaces)."""
+        if key in self.coded and re.search(r"\d", word):
+            return rf"\b{code_pattern(word.lower())}\b"
+        return rf"\b{re.escape(word.lower())}{'(?:s|es)?' if plural else ''}\b"
 
     def _kinds(self, text: str) -> None:
         """ "a savings account and a current account": savings and current are accounts;
         "order #10492", "ticket INC-20417": codes of a field whose things go by one."""
         for key, noun in self.coded.items():
-            nouns = f"{re.escape(noun)}s?|{CODE_WORDS}" if noun else CODE_WORDS
-            for match in re.finditer(rf"(?i:\b(?:{nouns})\b(?:\s+(?:{CODE_WORDS}))?\s*(?:is|was|:|#)?\s*)"
-                                     rf"{CODE}|#\s?(\d{{3,}})\b", text):  # fmt: skip
-                self._add(key, (match.group(1) or match.group(2)).upper())
-            for match in re.finditer(STRONG_CODE, text):  # "INC-20417", "K7XQ2L" said alone
-                self._add(key, match.group(0))
+            for code, name in codes_in(text, noun):
+                self._add(key, code)
+                if name:
+                    self.aliases.setdefault(key, {})[name.lower()] = code
         lowered = text.lower()
         for key, noun in self.nouns.items():
             if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
                 continue
             for match in re.finditer(rf"\b(?:a|an|the|my|our|your|this|that|his|her|their|one|two|"
                                      rf"\d+)\s+([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):  # fmt: skip
-                if match.group(1) not in _KIND_WORDS | GENERIC and not is_ordinary(
+                if match.group(1) not in KIND_WORDS | GENERIC and not is_ordinary(
                     match.group(1).capitalize()
                 ):
                     self._add(key, match.group(1))
 
     def _answered(self, question: str, reply: str) -> None:
-        """ "What was in the parcel?" — "trainers. nike ones": the reply names the thing."""
+        """ "What was in the parcel?" — "trainers. nike ones": the reply names the thing; "And
+        the registration?" — "LR17 KXD. It's a 2017 one": the reply gives its code."""
+        for key, noun in self.coded.items():
+            answer = code_answer(question, reply, noun)
+            if answer:
+                self._add(key, answer[0])
+                if answer[1]:
+                    self.aliases.setdefault(key, {})[answer[1].lower()] = answer[0]
         for key, noun in self.nouns.items():
             if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
                 continue
@@ -135,7 +152,7 @@ class Qualifiers:
             if asked and first and len(reply.split()) <= 6:
                 word = first.group(1)
                 if (
-                    word not in _KIND_WORDS | GENERIC
+                    word not in KIND_WORDS | GENERIC
                     and word != noun
                     and not is_ordinary(word.capitalize())
                 ):
@@ -144,12 +161,9 @@ class Qualifiers:
     def hear(self, text: str) -> None:
         lowered = text.lower()
         found: list[tuple[int, str]] = []
-        for words in self.vocab.values():
+        for key, words in self.vocab.items():
             for word in words:
-                found += [
-                    (m.start(), word)
-                    for m in re.finditer(rf"\b{re.escape(word.lower())}\b", lowered)
-                ]
+                found += [(m.start(), word) for m in re.finditer(self._pattern(key, word), lowered)]
         for name, at in proper_nouns(text):
             first = name.split()[0].strip(".,!?")
             if first in self.names:
@@ -175,6 +189,8 @@ class Qualifiers:
                     c.span for c in claims if c.why.get("agent") and c.clause == claim.clause
                 )
                 found = self.find(claim, claim.clause, spans, ctx, agent=True)
+                if not found:  # "Up you get, Biscuit... 37.6 kilos.": the one its turn names
+                    found = self._named_in_turn(claim)
             else:
                 found = self.find(claim, text, users, ctx)
             if not found:
@@ -189,6 +205,7 @@ class Qualifiers:
                 copy.why["qualifier"] = how
                 out.append(copy)
         out += same_for(self, ctx, out)
+        self.asked_about = text
         self.hear(text)
         for claim in out:
             if claim.qualifier:
@@ -204,7 +221,11 @@ class Qualifiers:
         after = min([a for a, b in spans if a >= end and (a, b) != claim.span] + [len(text)])
         stop = re.search(r"[.!?](?:\s|$)", text[end:after])  # not past the value's sentence
         after = end + stop.end() if stop else after
-        me = None if agent else user_first_name(ctx)
+        me = (
+            None
+            if agent or never_the_user(self.nouns.get(claim.profile.key, ""))
+            else user_first_name(ctx)
+        )
         stretches = [
             (text[before:end], "said before it", True),
             (text[end:after], "said after it", False),
@@ -223,12 +244,27 @@ class Qualifiers:
         qualifier, how = self._fallback(claim, text, ctx, agent)
         return [(qualifier, how)] if qualifier else []
 
+    def _named_in_turn(self, claim: Claim) -> list[tuple[str, str]]:
+        """The one thing of the field the agent's turn names before the value's sentence."""
+        text = claim.turns[0].text
+        before = text[: max(text.find(claim.clause), 0)]
+        # a code the user's turn before gave: "Second, 4629015537." — "CC, confirmed."
+        asked = self.asked_about if claim.profile.key in self.coded else ""
+        for stretch, how in ((before, "named earlier in the agent's turn"),
+                             (asked, "the one the user's turn before named")):  # fmt: skip
+            first = self.named(claim.profile, stretch, False)
+            if first is not None and self.named(claim.profile, stretch, True) == first:
+                return [(first, how)]
+            if first is not None:
+                return []
+        return []
+
     def _together(self, profile: Profile, stretch: str, last: str) -> list[str]:
         """Qualifiers joined to the last one by "and" ("the blender and the rug are …")."""
         match = re.search(
             rf"(?:\bthe\s+)?([\w-]+)\s*,?\s+and\s+(?:the\s+)?{re.escape(last)}\b", stretch, re.I
         )
-        if not match or match.group(1).lower() in _KIND_WORDS | GENERIC:
+        if not match or match.group(1).lower() in KIND_WORDS | GENERIC:
             return []
         word = match.group(1)
         if profile.qualifier_kind == "name":
@@ -245,7 +281,11 @@ class Qualifiers:
             named = self.named(claim.profile, prompt.turn.text, True)
             if named:
                 return named, "named in the agent's turn"
-            me = user_first_name(ctx)
+            me = (
+                None
+                if never_the_user(self.nouns.get(claim.profile.key, ""))
+                else user_first_name(ctx)
+            )
             if claim.profile.qualifier_kind == "name" and me and _YOUR.search(prompt.turn.text):
                 return me, "'your' in the agent's turn"
         clause = claim.clause or text
@@ -270,11 +310,15 @@ class Qualifiers:
         if profile.qualifier_kind == "name" and me:
             found += [(m.start(), me) for m in _FIRST_PERSON.finditer(stretch)]
         if profile.qualifier_kind == "word" and learn and profile.key not in self.coded:
-            found += self._subjects(profile, stretch)
+            learnt = subjects(profile, stretch)
+            self._add(profile.key, *(phrase for _, phrase in learnt))
+            found += learnt
         for word in self.vocab[profile.key]:
-            for match in re.finditer(rf"\b{re.escape(word.lower())}(?:s|es)?\b", lowered):
+            for match in re.finditer(self._pattern(profile.key, word, plural=True), lowered):
                 if not _AFTER_REFERENCE.search(lowered[: match.start()]):
                     found.append((match.start(), word))
+        for name, code in self.aliases.get(profile.key, {}).items():  # "Km reading of Innova?"
+            found += [(m.start(), code) for m in re.finditer(rf"\b{re.escape(name)}\b", lowered)]
         if profile.qualifier_kind == "name":
             for match in re.finditer(r"\b[A-Z][a-z][\w'-]*", stretch):
                 word = match.group(0).removesuffix("'s")
@@ -301,27 +345,6 @@ class Qualifiers:
             return None
         found.sort()
         return found[-1][1] if last else found[0][1]
-
-    def _subjects(self, profile: Profile, stretch: str) -> list[tuple[int, str]]:
-        """Things named as what a value is about: "the lamp is out for delivery", "metformin
-        500 mg"; learnt as qualifiers of the field."""
-        out = []
-        lowered = stretch.lower()
-        for match in _SUBJECT.finditer(lowered):
-            group = "q" if match.group("q") else "d"
-            words = [w for w in match.group(group).split() if w not in _KIND_WORDS]
-            phrase = " ".join(words)
-            last = words[-1] if words else ""
-            if (
-                last
-                and stem(last) not in profile.words
-                and last not in GENERIC
-                and not is_ordinary(last.capitalize())
-                and not re.search(r"(ed|ing|ly)$", last)
-            ):
-                out.append((match.start(group), phrase))
-                self._add(profile.key, phrase)
-        return out
 
     def the_only(self, claims: list[Claim]) -> list[Claim]:
         """Values said before the thing they are for was named ("It's €420 a week … That's
@@ -353,7 +376,8 @@ class Qualifiers:
         for word in reversed(self.heard):
             if word.lower() in vocab or (profile.qualifier_kind == "name" and word in self.names):
                 return word
-        return None
+        only = self.stored.get(profile.key, set())
+        return next(iter(only)) if len(only) == 1 else None  # "weigh him": the one it holds
 
     def other(self, profile: Profile) -> str | None:
         recent = (self._recent(profile) or "").lower()

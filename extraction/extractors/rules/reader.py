@@ -28,7 +28,12 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
-from extraction.extractors.rules.measures import in_field_unit, in_thousands, unit_points
+from extraction.extractors.rules.measures import (
+    a_stretch_of_its_period,
+    in_field_unit,
+    in_thousands,
+    unit_points,
+)
 from extraction.extractors.rules.mentions import Mention
 from extraction.extractors.rules.prompts import Prompt
 
@@ -243,7 +248,8 @@ def typed_claims(
                 continue
             candidates = [p for p in ctx.fields if p.type == mention.type and (
                 mention.type != "enum" or mention.value in (p.field.get("choices") or []))
-                and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))]  # fmt: skip
+                and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))
+                and not a_stretch_of_its_period(p, mention)]  # fmt: skip
             if not candidates:
                 continue
             # the first sentence with a value ("Yes. It was 85."), or "Actually, make that …"

@@ -1,6 +1,6 @@
 """Numbers written in words, as digits: "four hundred and twenty-five thousand" → "425000",
 "sixty-four thousand five hundred" → "64500", "a hundred and fifteen" → "115", "two lakh fifty
-thousand" → "2.5 lakh". Voice transcripts and formal speech say amounts this way; the readers
+thousand" → "2.5 lakh"; and "151 300" (thousands set apart by a space) → "151300". Voice transcripts and formal speech say amounts this way; the readers
 of money and numbers read digits. Only a run of two or more number words (or a hyphenated
 "twenty-five") is rewritten: "two kids" and "one of them" stay as they are."""
 
@@ -67,4 +67,9 @@ def spell_out(text: str) -> str:
             return f"{value / scale:g} {unit}"
         return f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
 
-    return _RUN.sub(digits, text)
+    return _GROUPED.sub(lambda m: m.group(0).replace(" ", ""), _RUN.sub(digits, text))
+
+
+# "151 300 km", "155 900": thousands set apart by a space, as much of Europe writes them (not a
+# phone number's groups: the first group follows no other digits)
+_GROUPED = re.compile(r"(?<![\d,.])(?<!\d )\b\d{1,3}(?: \d{3})+\b(?! ?\d)")

@@ -307,6 +307,9 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
             if not field_words.search(about):
                 continue
             match = shape.search(ctx.turn.text)
+            if match and what == "a postal code" and match.group(0).isdigit():  # digits alone:
+                asked = ctx.prompt is not None and ctx.prompt.best() is profile  # only if asked
+                match = match if asked or field_words.search(ctx.turn.text) else None  # or named
             if match and (
                 what != "a phone number" or sum(c.isdigit() for c in match.group(0)) >= 8
             ):

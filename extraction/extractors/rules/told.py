@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from extraction.extractors.rules.fields import Profile, cue_score
+from extraction.extractors.rules.measures import states_its_unit
 from extraction.extractors.rules.mentions import Mention
 
 _NOT_THEIRS = re.compile(
@@ -39,4 +40,7 @@ def given(sentence: str, mention: Mention, before: str) -> bool:
 
 def names_a_field(sentence: str, fields: list[Profile]) -> bool:
     """Whether the sentence names a field of numbers, amounts, dates or choices by its words."""
-    return any(p.type != "string" and cue_score(p, sentence)[0] >= 1.0 for p in fields)
+    return any(
+        p.type != "string" and (cue_score(p, sentence)[0] >= 1.0 or states_its_unit(p, sentence))
+        for p in fields
+    )

@@ -1,0 +1,126 @@
+"""Offers across the two sides: which field a value the agent proposes belongs to (the one of its
+type its sentence or turn names best, or the one the turn asks about), the text values it
+proposes by a field's cue, and the user's offers the agent takes up."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.acts import denies, question_kind
+from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
+from extraction.extractors.rules.measures import a_stretch_of_its_period
+from extraction.extractors.rules.mentions import Mention, typed_mentions
+from extraction.extractors.rules.strings import after_cue, proper_nouns
+
+if TYPE_CHECKING:
+    from extraction.extractors.rules.prompts import Prompt
+    from extraction.extractors.rules.reader import Claim
+
+
+_TIME_UNIT = re.compile(rf"(?:second|{TIME_UNITS})s?\W*", re.I)
+
+
+def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
+           things: dict[str, list[str]], since: int = 0) -> tuple[float, Profile, str] | None:  # fmt: skip
+    """The field a value the agent proposes belongs to: the one of its type its sentence (or
+    turn) names best, or the one the turn asks about; the words since the value before it count
+    again ("pick-up on Saturday June 20th, drop-off on Friday June 26th")."""
+    best: tuple[float, Profile, str] | None = None
+    asked = prompt.best(mention.type)
+    before = sentence[: mention.start].lower()
+    for profile in fields:
+        if profile.type != mention.type or (
+            mention.type == "enum" and mention.value not in (profile.field.get("choices") or [])
+        ):
+            continue
+        near, word = cue_score(profile, sentence)
+        wide, wide_word = cue_score(profile, turn)
+        local = (
+            cue_score(profile, sentence[since : mention.start])[0]
+            if mention.type != "enum"
+            else 0.0
+        )
+        points = near + local + 0.8 * wide + (1.5 if profile is asked else 0.0)
+        if sum(p.type == profile.type for p in fields) == 1:
+            points += 0.6  # the schema's only field of the type
+        unit = mention.after.split()[:1]
+        if a_stretch_of_its_period(profile, mention):
+            continue
+        if unit and stem(unit[0]) in profile.words:
+            points += 1.0  # "20 milligrams" for a field in mg
+        elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
+            continue  # "within a few days" counts no bags
+        if question_kind(sentence):
+            points += 0.5  # asked with a value in it: the value is what is proposed
+        if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
+                                     for t in things.get(profile.key, [])):  # fmt: skip
+            points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
+        if mention.type == "enum":
+            points += 1.0
+        if points >= 1.0 and (best is None or points > best[0]):
+            cue = (
+                f"proposal names '{word or wide_word}'"
+                if (word or wide_word)
+                else "the field asked about"
+            )
+            best = (points, profile, cue)
+    return best
+
+
+def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip
+    """Text values the agent proposes ("Shall we look at Brigade projects?")."""
+    out = []
+    asked = prompt.best("string")
+    for profile in fields:
+        if profile.type != "string" or profile.person_name:
+            continue
+        found = after_cue(profile, sentence)
+        if found is None and profile is asked and profile.proper and question_kind(sentence):
+            nouns = proper_nouns(sentence)
+            found = (nouns[0][0], "named in the question") if nouns else None
+        if found is None:
+            continue
+        near, word = cue_score(profile, sentence)
+        points = near + (1.5 if profile is asked else 0.0)
+        if points >= 1.0:
+            at = max(sentence.find(found[0]), 0)
+            mention = Mention("string", found[0], at, at + len(found[0]), found[1])
+            out.append(
+                (
+                    (
+                        points,
+                        profile,
+                        f"proposal names '{word}'" if word else "the field asked about",
+                    ),
+                    mention,
+                )
+            )
+    return out
+
+
+_TAKEN_UP = re.compile(
+    r"^\W*(?:yes|yeah|sure|of course|certainly|absolutely|no problem|done|booked|noted|perfect|great|"
+    r"okay|ok|that works|can do|we can|i can|i've|it is|it's)\b|\b(?:it is|booked|noted|confirmed|done)\b",
+    re.I,
+)
+
+
+def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]:
+    """The user's offers ("Monday is possible?") the agent takes up ("Monday the 23rd, between 8
+    and 12."): written as the user's, citing both turns. Refused ("Sorry, Monday is full"), none."""
+    if not offered or denies(agent.text) or re.search(r"\b(sorry|unfortunately|fully booked|not available)\b",
+                                                      agent.text, re.I):  # fmt: skip
+        return []
+    restated = typed_mentions(
+        agent.text, agent.occurred_at.date(), [c.profile for c in offered], None
+    )
+    out = []
+    for claim in offered:
+        if _TAKEN_UP.search(agent.text) or any(m.value == claim.value for m in restated):
+            claim.turns = [*claim.turns, agent]
+            claim.why["cue"] = "the user asked for it; the agent took it up"
+            claim.order = (index, 0)
+            out.append(claim)
+    return out

@@ -1,0 +1,33 @@
+"""Things named as what a value is about ("the lamp is out for delivery", "metformin 500 mg"):
+learnt as the qualifiers of a field kept per thing by a word."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.fields import GENERIC, Profile, stem
+from extraction.extractors.rules.strings import is_ordinary
+
+_SUBJECT = re.compile(
+    r"\b(?:the|my|our|your)\s+(?P<q>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s*(?:'s|is|are|was|were|has|have|"
+    r"'re|needs?|got|came|arrived|shows?)\b|\b(?P<d>[a-z]{4,}(?:\s+[a-z]\b)?)\s+(?=\d)"
+)
+KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
+
+
+def subjects(profile: Profile, stretch: str) -> list[tuple[int, str]]:
+    """(where, the thing) for each thing ``stretch`` names as the subject of a value."""
+    out = []
+    for match in _SUBJECT.finditer(stretch.lower()):
+        group = "q" if match.group("q") else "d"
+        words = [w for w in match.group(group).split() if w not in KIND_WORDS]
+        last = words[-1] if words else ""
+        if (
+            last
+            and stem(last) not in profile.words
+            and last not in GENERIC
+            and not is_ordinary(last.capitalize())
+            and not re.search(r"(ed|ing|ly)$", last)
+        ):
+            out.append((match.start(group), " ".join(words)))
+    return out

@@ -1,0 +1,170 @@
+"""Bookings and measurements as a front desk speaks them: a day offered with a service after
+the user turned one down, a day refused, a day told in the past, counts per week, readings the
+agent takes in the field's unit, animals by name, and the value a turn actually proposes.
+Written for these tests (a grooming salon, a tyre shop, a gym, a water utility), not taken from
+any benchmark conversation."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from extraction.extractors import Usage, WindowTurn
+from extraction.extractors.rules import RulesExtractor
+
+SALON: list[dict[str, Any]] = [
+    {"key": "next_booking", "description": "Date of the dog's next grooming appointment", "category": "temporal",
+     "type": "date"},
+    {"key": "groom_package", "description": "Which grooming package is booked", "category": "temporal",
+     "type": "enum", "choices": ["bath and brush", "full groom", "puppy trim"]},
+    {"key": "dog", "description": "Each dog on the account, one fact per dog keyed by its name (dog:<name>, e.g. "
+     "dog:Rolo). Value: breed", "category": "profile", "type": "string", "examples": ["Rolo, a cockapoo"]},
+    {"key": "weight_kg", "description": "Latest weight of each dog in kg, one fact per dog (weight_kg:<name>)",
+     "category": "temporal", "type": "number"},
+    {"key": "monthly_plan", "description": "Monthly grooming plan price the owner pays", "category": "temporal",
+     "type": "money"},
+]  # fmt: skip
+GYM: list[dict[str, Any]] = [
+    {"key": "sessions_per_week", "description": "How many gym sessions a week the member commits to",
+     "category": "temporal", "type": "number"},
+    {"key": "billing_day", "description": "Day of the month the membership fee is taken", "category": "profile",
+     "type": "number"},
+    {"key": "home_address", "description": "Member's home address (street and postcode)", "category": "profile",
+     "type": "string"},
+    {"key": "induction_date", "description": "Date of the member's gym induction", "category": "temporal",
+     "type": "date"},
+]  # fmt: skip
+TUE = datetime.datetime(2026, 5, 12, 9, 0, tzinfo=datetime.UTC)  # a Tuesday
+
+
+def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]],
+           known: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+    window = [
+        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t,
+                   TUE + datetime.timedelta(minutes=i), "Nadia Brooks" if r == "u" else "Kit",
+                   "Kit" if r == "u" else "Nadia Brooks")
+        for i, (r, t) in enumerate(turns)
+    ]  # fmt: skip
+    facts = RulesExtractor().extract_facts(window, fields, Usage(), known)
+    return {f.key: f.value for f in facts}
+
+
+def test_a_day_offered_with_a_package_after_the_user_turned_one_down_is_booked_with_it() -> None:
+    """ "Thursday's no good … anything next week?" — "Tuesday the 19th, 10.15, full groom -
+    how's that?" — "Lovely, yes": the day and the package, and "10.15" is a time, not a weight."""
+    facts = _facts([
+        ("a", "I can fit Rolo in this Thursday, the 14th?"),
+        ("u", "Thursday's no good, I'm at work all day. Have you got anything next week?"),
+        ("a", "Tuesday the 19th, 10.15, full groom - how's that?"),
+        ("u", "Lovely, yes please."),
+    ], SALON)  # fmt: skip
+    assert facts["next_booking"] == "2026-05-19"
+    assert facts["groom_package"] == "full groom"
+    assert not any(k.startswith("weight_kg") for k in facts), facts
+
+
+def test_a_day_the_user_turns_down_is_not_booked() -> None:
+    facts = _facts([("a", "Could Rolo come in on Friday the 15th?"),
+                    ("u", "Friday's no good for me, sorry.")], SALON)  # fmt: skip
+    assert "next_booking" not in facts
+
+
+def test_a_day_of_the_month_told_in_the_past_is_this_months() -> None:
+    facts = _facts([("a", "Your induction was done on the 4th, so you're all set."),
+                    ("u", "Yes, thanks.")], GYM)  # fmt: skip
+    assert facts["induction_date"] == "2026-05-04"
+    ahead = _facts([("a", "Your induction is on the 4th."), ("u", "Great.")], GYM)
+    assert ahead["induction_date"] == "2026-06-04"
+
+
+def test_a_count_per_week_is_not_converted_and_a_stretch_of_weeks_is_no_count() -> None:
+    """ "4 days" for sessions a week is 4 (not 4/7 of a week); "in six weeks" counts nothing."""
+    facts = _facts([("a", "How many days a week can you train?"), ("u", "4 days, the weekdays mostly.")], GYM)
+    assert facts["sessions_per_week"] == 4
+    later = _facts([("a", "Your review is in six weeks!"), ("u", "ok")], GYM)
+    assert "sessions_per_week" not in later
+
+
+def test_a_reading_the_agent_takes_in_the_fields_unit_updates_the_dog_it_names() -> None:
+    """ "Up you hop, Pip... 9.4 kilos." and "Let's weigh him: 12.1 kilograms." (the one dog
+    memory holds) update a weight already stored; a weight without its dog is not written."""
+    facts = _facts(
+        [("a", "Up you hop, Pip... 9.4 kilos."), ("u", "oh he's lost some!")],
+        SALON,
+        {"weight_kg:Pip": "10.2"},
+    )
+    assert facts["weight_kg:Pip"] == 9.4
+    one = _facts([("a", "Let's weigh him first: 12.1 kilograms."), ("u", "ok")], SALON, {"weight_kg:Rolo": "12.8"})
+    assert one["weight_kg:Rolo"] == 12.1
+    two = _facts([("a", "Let's weigh him first: 12.1 kilograms."), ("u", "ok")], SALON,
+                 {"weight_kg:Rolo": "12.8", "weight_kg:Pip": "9.4"})  # fmt: skip
+    assert not any(k.startswith("weight_kg") for k in two), two
+
+
+def test_a_dog_is_never_the_owner_and_its_name_is_not_its_breed() -> None:
+    """ "my dog, Bramble": not dog:Nadia, and not dog:Bramble = "Bramble"."""
+    facts = _facts([("u", "Hi, I'd like to book a groom for my dog, Bramble. She hates baths.")], SALON)
+    assert not any(k.startswith("dog:") and (k.endswith("Nadia") or v == "Bramble")
+                   for k, v in facts.items()), facts  # fmt: skip
+
+
+def test_of_two_values_the_one_the_turn_offers_is_the_one_accepted() -> None:
+    """ "Your plan is £40 a month. I'd suggest £32 with the new bundle." — "Yes, do that."."""
+    facts = _facts([("a", "Your plan is £40 a month. I'd suggest £32 with the new bundle."),
+                    ("u", "Yes, do that please.")], SALON)  # fmt: skip
+    assert facts["monthly_plan"] == {"amount": 32, "currency": "GBP"}
+
+
+def test_numbers_that_cannot_be_the_field() -> None:
+    """A day of the month is 1 to 31; digits alone are a postcode only where one is asked for
+    or named; "since about seven" is a time."""
+    facts = _facts([("a", "Can you read me the number on the locker tag?"), ("u", "It says 24310 and the lock is 51722.")], GYM)
+    assert "billing_day" not in facts and "home_address" not in facts, facts
+    asked = _facts([("a", "And your billing day?"), ("u", "The 28th, please.")], GYM)
+    assert asked["billing_day"] == 28
+    zip_code = _facts([("a", "What's your postcode?"), ("u", "10457")], GYM)
+    assert zip_code["home_address"] == "10457"
+    since = _facts([("a", "How long have you been here?"), ("u", "Since about seven, I train 3 days a week.")], GYM)
+    assert since.get("sessions_per_week") == 3
+
+
+TYRES: list[dict[str, Any]] = [
+    {"key": "car", "description": "Each car the customer brings us, one fact per registration plate, plate without "
+     "spaces or dashes (car:<plate>). Value: make and model", "category": "profile", "type": "string"},
+    {"key": "odometer", "description": "Latest odometer reading of each car, one per plate (odometer:<plate>)",
+     "category": "temporal", "type": "number"},
+    {"key": "quote", "description": "The price of the current job the customer agreed to", "category": "temporal",
+     "type": "money"},
+]  # fmt: skip
+
+
+def test_a_plate_said_in_groups_keys_its_cars_readings_and_its_name_points_at_it() -> None:
+    """ "And the registration on the Corolla?" — "BX21 TRM." makes BX21TRM the Corolla's;
+    "my Kuga, MK 66 ZPL" the Kuga's; a reading then asked of the Kuga is the Kuga's; "98 400"
+    is one number; "like 61k" answers a mileage question with a count, not money."""
+    facts = _facts([
+        ("a", "And the registration on the Corolla?"),
+        ("u", "BX21 TRM."),
+        ("a", "What's the mileage on it?"),
+        ("u", "like 61k"),
+        ("a", "Anything else today?"),
+        ("u", "Yes, and my Kuga, MK 66 ZPL, needs new tyres."),
+        ("a", "Mileage on the Kuga?"),
+        ("u", "98 400 km"),
+    ], TYRES)  # fmt: skip
+    assert facts["odometer:BX21TRM"] == 61000
+    assert facts["odometer:MK66ZPL"] == 98400
+    assert "quote" not in facts
+    assert not any(k.startswith("car:") and str(v).replace(" ", "") in k for k, v in facts.items()), facts
+
+
+def test_a_correction_in_the_users_next_message_answers_the_same_question() -> None:
+    facts = _facts([("a", "Reading on the dash for BX21 TRM?"), ("u", "62,310"),
+                    ("u", "sorry, I meant 26,310. typo")], TYRES)  # fmt: skip
+    assert facts["odometer:BX21TRM"] == 26310
+
+
+def test_current_in_a_question_names_no_field() -> None:
+    """ "Current reading?" asks for the odometer, not the price of "the current job"."""
+    facts = _facts([("a", "Plate BX21 TRM, thanks. Current mileage?"), ("u", "about 40k")], TYRES)
+    assert facts == {"odometer:BX21TRM": 40000}
