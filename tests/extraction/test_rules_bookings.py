@@ -79,7 +79,9 @@ def test_a_day_of_the_month_told_in_the_past_is_this_months() -> None:
 
 def test_a_count_per_week_is_not_converted_and_a_stretch_of_weeks_is_no_count() -> None:
     """ "4 days" for sessions a week is 4 (not 4/7 of a week); "in six weeks" counts nothing."""
-    facts = _facts([("a", "How many days a week can you train?"), ("u", "4 days, the weekdays mostly.")], GYM)
+    facts = _facts(
+        [("a", "How many days a week can you train?"), ("u", "4 days, the weekdays mostly.")], GYM
+    )
     assert facts["sessions_per_week"] == 4
     later = _facts([("a", "Your review is in six weeks!"), ("u", "ok")], GYM)
     assert "sessions_per_week" not in later
@@ -94,7 +96,11 @@ def test_a_reading_the_agent_takes_in_the_fields_unit_updates_the_dog_it_names()
         {"weight_kg:Pip": "10.2"},
     )
     assert facts["weight_kg:Pip"] == 9.4
-    one = _facts([("a", "Let's weigh him first: 12.1 kilograms."), ("u", "ok")], SALON, {"weight_kg:Rolo": "12.8"})
+    one = _facts(
+        [("a", "Let's weigh him first: 12.1 kilograms."), ("u", "ok")],
+        SALON,
+        {"weight_kg:Rolo": "12.8"},
+    )
     assert one["weight_kg:Rolo"] == 12.1
     two = _facts([("a", "Let's weigh him first: 12.1 kilograms."), ("u", "ok")], SALON,
                  {"weight_kg:Rolo": "12.8", "weight_kg:Pip": "9.4"})  # fmt: skip
@@ -103,7 +109,9 @@ def test_a_reading_the_agent_takes_in_the_fields_unit_updates_the_dog_it_names()
 
 def test_a_dog_is_never_the_owner_and_its_name_is_not_its_breed() -> None:
     """ "my dog, Bramble": not dog:Nadia, and not dog:Bramble = "Bramble"."""
-    facts = _facts([("u", "Hi, I'd like to book a groom for my dog, Bramble. She hates baths.")], SALON)
+    facts = _facts(
+        [("u", "Hi, I'd like to book a groom for my dog, Bramble. She hates baths.")], SALON
+    )
     assert not any(k.startswith("dog:") and (k.endswith("Nadia") or v == "Bramble")
                    for k, v in facts.items()), facts  # fmt: skip
 
@@ -118,13 +126,22 @@ def test_of_two_values_the_one_the_turn_offers_is_the_one_accepted() -> None:
 def test_numbers_that_cannot_be_the_field() -> None:
     """A day of the month is 1 to 31; digits alone are a postcode only where one is asked for
     or named; "since about seven" is a time."""
-    facts = _facts([("a", "Can you read me the number on the locker tag?"), ("u", "It says 24310 and the lock is 51722.")], GYM)
+    facts = _facts(
+        [
+            ("a", "Can you read me the number on the locker tag?"),
+            ("u", "It says 24310 and the lock is 51722."),
+        ],
+        GYM,
+    )
     assert "billing_day" not in facts and "home_address" not in facts, facts
     asked = _facts([("a", "And your billing day?"), ("u", "The 28th, please.")], GYM)
     assert asked["billing_day"] == 28
     zip_code = _facts([("a", "What's your postcode?"), ("u", "10457")], GYM)
     assert zip_code["home_address"] == "10457"
-    since = _facts([("a", "How long have you been here?"), ("u", "Since about seven, I train 3 days a week.")], GYM)
+    since = _facts(
+        [("a", "How long have you been here?"), ("u", "Since about seven, I train 3 days a week.")],
+        GYM,
+    )
     assert since.get("sessions_per_week") == 3
 
 
@@ -155,7 +172,9 @@ def test_a_plate_said_in_groups_keys_its_cars_readings_and_its_name_points_at_it
     assert facts["odometer:BX21TRM"] == 61000
     assert facts["odometer:MK66ZPL"] == 98400
     assert "quote" not in facts
-    assert not any(k.startswith("car:") and str(v).replace(" ", "") in k for k, v in facts.items()), facts
+    assert not any(
+        k.startswith("car:") and str(v).replace(" ", "") in k for k, v in facts.items()
+    ), facts
 
 
 def test_a_correction_in_the_users_next_message_answers_the_same_question() -> None:
@@ -168,3 +187,50 @@ def test_current_in_a_question_names_no_field() -> None:
     """ "Current reading?" asks for the odometer, not the price of "the current job"."""
     facts = _facts([("a", "Plate BX21 TRM, thanks. Current mileage?"), ("u", "about 40k")], TYRES)
     assert facts == {"odometer:BX21TRM": 40000}
+
+
+def test_a_day_turned_down_with_another_asked_for_is_booked_when_the_agent_offers_it() -> None:
+    """ "Thursday's tricky, what about Friday?" (a weekday's "'s" is "is", nobody's) — "Friday
+    the 15th, 10am, is free." — "Great, book it"."""
+    facts = _facts([("a", "I can do Thursday at 11."), ("u", "Thursday's tricky, what about Friday?"),
+                    ("a", "Friday the 15th, 10am, is free."), ("u", "Great, book it")], SALON)  # fmt: skip
+    assert facts["next_booking"] == "2026-05-15"
+
+
+def test_a_question_put_off_is_answered_by_a_later_yes() -> None:
+    """ "Shall I add the puppy trim?" — "hmm let me think" writes no answer; "ok yes, add it"
+    two turns later answers it."""
+    fields = [*SALON, {"key": "nail_clip", "description": "Does the owner want the nails clipped?",
+                       "category": "temporal", "type": "boolean"}]  # fmt: skip
+    put_off = _facts(
+        [("a", "Would you like us to clip his nails too? It's £8."), ("u", "hmm let me think")],
+        fields,
+    )
+    assert "nail_clip" not in put_off
+    later = _facts([("a", "Would you like us to clip his nails too? It's £8."), ("u", "hmm let me think"),
+                    ("a", "Sure, no rush."), ("u", "ok yes, go on then")], fields)  # fmt: skip
+    assert later["nail_clip"] is True
+
+
+def test_a_past_verb_dates_only_the_day_it_governs() -> None:
+    """ "Your induction was moved, it's now on the 24th" is ahead, not last month's 24th; "the
+    31st" told in the past on 5 March is 31 January (February has none)."""
+    moved = _facts([("a", "Your induction was moved, it's now on the 24th."), ("u", "ok")], GYM)
+    assert moved["induction_date"] == "2026-05-24"
+    window = [WindowTurn(0, "s", 0, "assistant", "Your induction was done on the 31st.",
+                         datetime.datetime(2026, 3, 5, 9, 0, tzinfo=datetime.UTC), "Kit", "Nadia"),
+              WindowTurn(1, "s", 1, "user", "ok", datetime.datetime(2026, 3, 5, 9, 1, tzinfo=datetime.UTC),
+                         "Nadia", "Kit")]  # fmt: skip
+    facts = {f.key: f.value for f in RulesExtractor().extract_facts(window, GYM, Usage(), None)}
+    assert facts["induction_date"] == "2026-01-31"
+
+
+def test_a_plate_after_reg_is_one_code_and_a_day_out_is_not_a_refusal_of_anything_else() -> None:
+    """ "My reg is LR17 KXD." keys the reading that follows by the whole plate (not "LR17");
+    "my husband's out" accepts the groom offered."""
+    facts = _facts([("a", "What is the reg?"), ("u", "My reg is LR17 KXD."), ("a", "And the mileage?"),
+                    ("u", "41,200")], TYRES)  # fmt: skip
+    assert facts == {"odometer:LR17KXD": 41200}
+    groom = _facts([("a", "Shall I book Rolo in for a full groom?"),
+                    ("u", "Yes please, my husband's out so I'll bring Rolo myself.")], SALON)  # fmt: skip
+    assert groom["groom_package"] == "full groom"

@@ -23,15 +23,21 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
-from extraction.extractors.rules.acts import accepts, acknowledges, denies
+from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.currency import (
+    currencies_named,
+    default_currency,
+    dollar_meant,
+    fill_currency,
+)
 from extraction.extractors.rules.fields import Profile, profiles
 from extraction.extractors.rules.keep import implausible, keep_last_per_field, one_reading
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
 from extraction.extractors.rules.owners import taken_up
-from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID, place_currency
+from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
@@ -65,17 +71,19 @@ class RulesExtractor:
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
         local = place_currency([t.text for t in turns], current.values())
-        dollar = _dollar(turns, current, local)  # what "$" is here, when not the US dollar
-        named = _currencies_named(turns, dollar)  # the currencies the conversation names
-        reader = _Reader(fields_, vectors, _currency(current, fields, named))
+        dollar = dollar_meant(turns, current, local)  # what "$" is here, when not the US dollar
+        named = currencies_named(turns, dollar)  # the currencies the conversation names
+        reader = _Reader(fields_, vectors, default_currency(current, fields, named))
         claims: list[Claim] = []
         prompt: Prompt | None = None
         answered: Prompt | None = None  # the agent turn the user's last turn answered
+        deferred: Prompt | None = None  # a yes/no question the user put off ("let me think")
+        deferred_at = 0
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
         session = None
         for index, turn in enumerate(turns):
             if turn.session_id != session:
-                prompt, session, offered = None, turn.session_id, []
+                prompt, session, offered, deferred, answered = None, turn.session_id, [], None, None
             if turn.role == "assistant":
                 claims += [c for c in taken_up(offered, turn, index) if not implausible(c)]
                 offered = []
@@ -95,6 +103,13 @@ class RulesExtractor:
                 and _AGAIN.match(turn.text)
             ):
                 prompt = answered  # "19,450" — "sorry, I meant 9,450": the same question again
+            if (
+                deferred
+                and index - deferred_at <= 6
+                and not (prompt and prompt.kind)
+                and _DECIDED.match(turn.text)
+            ):
+                prompt, deferred = deferred, None  # "Assemble it?" — "let me think" … "ok yes"
             ctx = Context(
                 index,
                 turn,
@@ -122,9 +137,11 @@ class RulesExtractor:
                 for c in ctx.offered
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
+            if prompt and prompt.kind == "yn" and DEFERS.search(turn.text):
+                deferred, deferred_at = prompt, index
             answered, prompt = prompt, None
         claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
-        _fill_currency(claims, named, current, dollar, local)
+        fill_currency(claims, named, current, dollar, local)
         return [_fact(c) for c in claims]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
@@ -207,7 +224,15 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
     return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
-_AGAIN = re.compile(r"\W*(?:sorry|oops|i mean|i meant|correction|actually|no wait|wait)\b", re.I)
+# A decision said later on a question put off: "ok yes, go on then", "no, leave it".
+_DECIDED = re.compile(
+    r"^\W*(?:(?:ok|okay|right|hmm)\W+)?(?:yes|yeah|yep|no|nope|go on|go ahead|do it)\b", re.I
+)
+_AGAIN = re.compile(
+    r"\W*(?:(?:sorry|oops)\W*)*(?:i mean|i meant|correction|no wait|typo|make that)\b"
+    r"|\W*(?:sorry|oops)\W*\d",  # "sorry, 9,450"
+    re.I,
+)
 
 
 def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
@@ -279,11 +304,16 @@ _YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|
 
 
 def _picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
-    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower()))
+    """Whether the reply names a word only this proposal's sentence has (not a time word)."""
+    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower())) - _WHEN_WORDS
     for _, other, _ in offered:
         if other.sentence != mention.sentence:
             words -= set(re.findall(r"[a-z]{4,}", (other.sentence or "").lower()))
     return bool(words & said)
+
+
+_WHEN_WORDS = {"month", "months", "week", "weeks", "year", "years", "today", "tomorrow", "please",
+               "that", "this", "with", "your", "from", "then", "just", "will", "would"}  # fmt: skip
 
 
 def _agreed_on(mention: Any, reply: str) -> bool:
@@ -297,56 +327,6 @@ def _agreed_on(mention: Any, reply: str) -> bool:
         if named and _YES.search(lowered) and not denies(clause.strip()):
             return True
     return False
-
-
-def _currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
-    named = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
-    return {dollar if dollar and code == "USD" else code for code in named}
-
-
-def _dollar(turns: list[WindowTurn], current: Mapping[str, str], local: str | None) -> str | None:
-    """The dollar a "$" is where the conversation is (places.py), or the one the user's stored
-    amounts are in; None (the US dollar) when someone says "USD" or "US dollars"."""
-    if any(US_DOLLAR_SAID.search(t.text) for t in turns):
-        return None
-    if local in DOLLARS:
-        return local
-    stored = {a.currency for v in current.values() for a in money_in(v) if a.currency}
-    return next(iter(stored & DOLLARS), None) if len(stored & DOLLARS) == 1 else None
-
-
-def _fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, str],
-                   dollar: str | None, local: str | None) -> None:  # fmt: skip
-    """An amount said before any currency was ("Four hundred and twenty-five thousand", then
-    "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one,
-    else in the currency of the place it is about (``local``); "$" is ``dollar`` there."""
-    said = named | {a.currency for v in current.values() for a in money_in(v) if a.currency}
-    code = said.pop() if len(said) == 1 else None if said else local
-    for claim in claims:
-        if not isinstance(claim.value, dict) or "currency" not in claim.value:
-            continue
-        if dollar and claim.value["currency"] == "USD":
-            claim.value = {**claim.value, "currency": dollar}
-        elif code and not claim.value["currency"]:
-            claim.value = {**claim.value, "currency": code}
-
-
-def _currency(
-    current: Mapping[str, str], fields: list[dict[str, Any]], named: set[str]
-) -> str | None:
-    """What an amount said without a currency is in, until one is said: the one currency the
-    turns name (``named``: anyone's, "₹1,150" after "it cost 1,150"), else the currency of the
-    user's stored money facts, else of the schema's money examples (an operator's teaching,
-    which may have been written for another country than this user's)."""
-    if len(named) == 1:
-        return next(iter(named))
-    for text in current.values():
-        for amount in money_in(text):
-            if amount.currency:
-                return amount.currency
-    examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
-    currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}
-    return currencies.pop() if len(currencies) == 1 else None
 
 
 # What a user sentence needs the embedder for: choosing among fields for a value it states.

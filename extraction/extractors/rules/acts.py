@@ -41,10 +41,17 @@ DENY_START = re.compile(
 DENY_ANY = re.compile(
     r"\b(rather not|doesn't work|does not work|won't work|can't do|cannot do|not okay|not ok|"
     r"too (much|high|expensive|pricey|costly|far|late|early|small|big)|instead|i'd prefer|we'd prefer|prefer not|"
-    r"let me think|i'll think|think about it|not keen|no way|pass on|no good|not good for|"
-    r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit|i'm busy|"
-    r"we're busy|i'm away|we're away)\b"
-    r"|\b\w+(?:'s| is) out\b(?!\s+(?:for|of|on|to|with|and|now|today)\b)",
+    r"let me think|i'll think|think about it|not keen|no way|pass on|not good for|"
+    r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit)\b"
+    # a day turned down: "Friday's no good", "Wednesday's out", "mornings are tricky"
+    r"|\b(?:\w+day|weekend|morning|afternoon|evening|that|it)s?(?:'s| is| are)\s+"
+    r"(?:no good|out|tricky|difficult|bad|impossible|a no)\b",
+    re.I,
+)
+# Not yet an answer: "let me think", "I'll think about it", "I'll check with my wife".
+DEFERS = re.compile(
+    r"\b(?:let me think|i'll think|think about it|let me check|i'll check|need to check|"
+    r"i'll let you know|not sure yet|get back to you)\b",
     re.I,
 )
 HEDGE = re.compile(
@@ -93,7 +100,8 @@ THIRD_PARTY = re.compile(
     r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b)"
     # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
     r"|(?i:\b(?:he|she|his|her|him)\b)(?!\s+(?:said|says|told|suggested|recommended))"
-    r"|\b[A-Z][a-z]+'s\s+(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
+    r"|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun|To)day's|Tomorrow's|Tonight's)"
+    r"[A-Z][a-z]+'s\s+(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
 )
 FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I

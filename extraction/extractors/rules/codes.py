@@ -12,6 +12,7 @@ from extraction.extractors.rules.strings import is_ordinary
 
 # a name said just before a code, in its clause: "Innova Crysta, KA 51 MD 7788"
 _NAMED_BEFORE = re.compile(r"\b([A-Z][a-zA-Z0-9-]+)(?:\s+[A-Z][a-zA-Z0-9-]+)?\W{0,3}$")
+_NOT_NAMES = {"flight", "train", "order", "ticket", "booking", "policy", "claim", "room", "seat"}
 _NAMED_IN_QUESTION = re.compile(r"\b(?:the|your|my|that)\s+([A-Z][a-zA-Z0-9-]+)")
 
 
@@ -42,7 +43,9 @@ def _name_before(text: str, at: int) -> str | None:
     start = max(text.rfind(".", 0, at), text.rfind("?", 0, at), text.rfind("!", 0, at)) + 1
     match = _NAMED_BEFORE.search(text[start:at])
     name = match.group(1) if match else None
-    return name if name and not is_ordinary(name) and not re.search(r"\d", name) else None
+    if not name or is_ordinary(name) or re.search(r"\d", name) or name.lower() in _NOT_NAMES:
+        return None
+    return name
 
 
 def codes_in(text: str, noun: str) -> list[tuple[str, str | None]]:
@@ -50,18 +53,26 @@ def codes_in(text: str, noun: str) -> list[tuple[str, str | None]]:
     things are ("order", "plate")."""
     out: list[tuple[str, str | None]] = []
     nouns = _nouns(noun)
-    for match in re.finditer(rf"(?i:\b(?:{nouns})\b(?:\s+(?:{CODE_WORDS}))?\s*(?:is|was|:|#)?\s*)"
-                             rf"{CODE}|#\s?(\d{{3,}})\b", text):  # fmt: skip
-        out.append(((match.group(1) or match.group(2)).upper(), None))
-    for match in re.finditer(STRONG_CODE, text):  # "INC-20417", "K7XQ2L" said alone
-        out.append((match.group(0), _name_before(text, match.start())))
+    spans: list[tuple[int, int]] = []
     for match in re.finditer(SPACED_CODE, text):  # "reg LR17 KXD", "Innova, KA 51 MD 7788"
         after_noun = re.search(
             rf"(?i:\b(?:{nouns})\b\s*(?:is|was|:|#)?\s*)$", text[: match.start()]
         )
         if after_noun or _grouped(match.group(0)):
             out.append((one_spelling(match.group(0)), _name_before(text, match.start())))
+            spans.append(match.span())
+    for match in re.finditer(rf"(?i:\b(?:{nouns})\b(?:\s+(?:{CODE_WORDS}))?\s*(?:is|was|:|#)?\s*)"
+                             rf"{CODE}|#\s?(\d{{3,}})\b", text):  # fmt: skip
+        if not _inside(match, spans):  # "LR17" of "LR17 KXD"
+            out.append(((match.group(1) or match.group(2)).upper(), None))
+    for match in re.finditer(STRONG_CODE, text):  # "INC-20417", "K7XQ2L" said alone
+        if not _inside(match, spans):
+            out.append((match.group(0), _name_before(text, match.start())))
     return out
+
+
+def _inside(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    return any(a <= match.start(match.lastindex or 0) < b for a, b in spans)
 
 
 def code_answer(question: str, reply: str, noun: str) -> tuple[str, str | None] | None:
@@ -71,7 +82,9 @@ def code_answer(question: str, reply: str, noun: str) -> tuple[str, str | None] 
         rf"(?i:\b(?:{_nouns(noun)})\b)", question
     ):
         return None
-    code = re.match(rf"\W*(?:(?:it's|it is|its|[a-z]+)\s+)?({SPACED_CODE}|{STRONG_CODE})", reply)
+    code = re.match(
+        rf"\W*(?:(?:(?i:it's|it is|its|yes|sure)|[a-z]+),?\s+)?({SPACED_CODE}|{STRONG_CODE})", reply
+    )
     if code is None:
         return None
     named = _NAMED_IN_QUESTION.search(question)
@@ -86,6 +99,9 @@ def same_shape(text: str, known: list[str]) -> list[str]:
     if not lengths:
         return []
     found = re.finditer(
-        r"(?<![\d.$£€₹#:/-])(?<!\d,)\b\d{4,}\b(?![\d]|[.,]\d|\s?(?:%|k\b|am\b|pm\b))", text
+        r"(?<![\d.$£€₹#:/-])(?<!\d,)(?<!rs )(?<!rs\. )\b\d{4,}\b(?![\d-]|[.,]\d|\s?(?:%|k\b|am\b|pm\b|"
+        r"km|kms|miles|kg|dollars|euros|pounds|rupees|rs\b))",
+        text,
+        flags=re.I,
     )
     return [m.group(0) for m in found if len(m.group(0)) in lengths]

@@ -192,7 +192,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             day -= datetime.timedelta(days=7)  # "they changed it on Friday night": the last one
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
-            day = _month_before(day)  # "the inspection was done on the 17th": this month's
+            day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -224,15 +224,27 @@ def _in_the_past(match: re.Match[str], text: str) -> bool:
 
 
 def _told_past(text: str, at: int) -> bool:
-    """Whether the sentence before ``at`` is in the simple past ("It was delivered on …")."""
+    """Whether the date at ``at`` is told in the simple past ("It was delivered on …"): its
+    sentence is, and the past verb governs it, a few words before it with nothing between
+    ("Your induction was moved, it's now on the 24th" is ahead)."""
     start = max(text.rfind(".", 0, at), text.rfind("?", 0, at), text.rfind("!", 0, at)) + 1
     before = text[start:at]
-    return bool(_PAST_VERB.search(before)) and not _NOT_PAST.search(before)
+    verbs = list(_PAST_VERB.finditer(before))
+    if not verbs or _NOT_PAST.search(before):
+        return False
+    between = before[verbs[-1].end() :]
+    return len(between.split()) <= 3 and not re.search(
+        r"[,;:\u2013\u2014-]|\b(?:now|it's|it is)\b", between, re.I
+    )
 
 
-def _month_before(day: datetime.date) -> datetime.date:
-    year, month = (day.year - 1, 12) if day.month == 1 else (day.year, day.month - 1)
-    return datetime.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+def _month_before(day: datetime.date, said: int) -> datetime.date:
+    """The last day numbered ``said`` before ``day``'s month ("the 31st" on 5 March: 31 January)."""
+    year, month = day.year, day.month
+    while True:
+        year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+        if said <= calendar.monthrange(year, month)[1]:
+            return datetime.date(year, month, said)
 
 
 def _in_month_said(found: list[DateMention]) -> list[DateMention]:

@@ -53,7 +53,7 @@ THESAURUS: dict[str, str] = {
     "pain": "hurts hurt ache scale",
     "complaint": "problem issue symptom hurts pain brings wrong trouble",
     "reason": "brings why problem issue",
-    "appointment": "visit follow-up follow book booked see check",
+    "appointment": "visit follow-up follow book booked see check rebook reschedule slot",
     "visit": "visit see viewing tour show homes",
     "smok": "smoke smoking cigarettes",
     "pet": "dog cat dogs cats",

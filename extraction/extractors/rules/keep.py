@@ -81,6 +81,8 @@ def implausible(claim: Claim) -> bool:
 def _its_own_thing(claim: Claim) -> bool:
     """The thing's own name or code, or part of it, is not what the field says of it: "my dog,
     Bruno" (pet:Bruno = "Bruno"), "KA 03 HW 4512" (vehicle:KA03HW4512 = "HW 4512")."""
+    if claim.profile.type != "string":
+        return False
     bare = re.sub(r"[\s-]", "", str(claim.value).strip(" .,!?").lower())
     return len(bare) >= 3 and bare in re.sub(r"[\s-]", "", (claim.qualifier or "").lower())
 

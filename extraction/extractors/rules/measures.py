@@ -40,18 +40,27 @@ def a_stretch_of_its_period(profile: Profile, mention: Mention) -> bool:
     said = time_unit(" ".join(mention.after.split()[:1]))
     if mention.type != "number" or not said:
         return False
+    return _counted_per(profile, said)
+
+
+_PERIODIC = {"hour": "hourly", "day": "daily", "night": "nightly", "week": "weekly",
+             "month": "monthly", "year": "yearly|annually|annual"}  # fmt: skip
+
+
+def _counted_per(profile: Profile, unit: str) -> bool:
+    """Whether the field counts something in each ``unit`` ("sessions a week", "daily dose")."""
     about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
-    return bool(re.search(rf"\b(?:a|an|per|each|every)\s+{said}\b|\b{said}ly\b", about, re.I))
+    each = _PERIODIC.get(unit, f"{unit}ly")
+    return bool(re.search(rf"\b(?:a|an|per|each|every)\s+{unit}\b|\b(?:{each})\b", about, re.I))
 
 
 def in_field_unit(profile: Profile, mention: Mention) -> Any:
     """ "three months" for a field in days is 90 (and "2 weeks" 14)."""
     said = time_unit(" ".join(mention.after.split()[:1]))
-    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
     wanted = time_unit(profile.key) or time_unit(profile.field.get("description", ""))
     if mention.type != "number" or not said or not wanted or said == wanted:
         return mention.value
-    if re.search(rf"\b(?:a|an|per|each|every)\s+{wanted}\b|\b{wanted}ly\b", about, re.I):
+    if _counted_per(profile, wanted):
         return mention.value  # "sessions a week": a count in each week, "4 days" is 4
 
     value = mention.value * _TIME[said] / _TIME[wanted]

@@ -102,7 +102,9 @@ class Qualifiers:
         for word in words:
             if key in self.coded and re.search(r"\d", word):
                 word = word.upper()  # a code: one spelling ("inc-20417" stored, "INC-20417" said)
-                if self.undashed:
+                if self.undashed and not re.fullmatch(
+                    r"[A-Z]{2,5}-\d{3,}", word
+                ):  # not "INC-20417"
                     word = word.replace("-", "")  # "plate without spaces or dashes"
             if word and word not in self.vocab[key]:
                 self.vocab[key].append(word)
@@ -294,7 +296,9 @@ class Qualifiers:
             if other:
                 return other, "'the other'"
         if PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
-            recent = self._recent(claim.profile)
+            recent = self._recent(claim.profile) or (
+                self._only_stored(claim.profile) if agent or "answers" in claim.why else None
+            )
             if recent:
                 return recent, "the one said last"
         return None, ""
@@ -376,8 +380,12 @@ class Qualifiers:
         for word in reversed(self.heard):
             if word.lower() in vocab or (profile.qualifier_kind == "name" and word in self.names):
                 return word
+        return None
+
+    def _only_stored(self, profile: Profile) -> str | None:
+        """ "Let us weigh him first: 37.9 kg": the one thing memory holds a value for."""
         only = self.stored.get(profile.key, set())
-        return next(iter(only)) if len(only) == 1 else None  # "weigh him": the one it holds
+        return next(iter(only)) if len(only) == 1 else None
 
     def other(self, profile: Profile) -> str | None:
         recent = (self._recent(profile) or "").lower()

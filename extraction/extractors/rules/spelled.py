@@ -72,4 +72,7 @@ def spell_out(text: str) -> str:
 
 # "151 300 km", "155 900": thousands set apart by a space, as much of Europe writes them (not a
 # phone number's groups: the first group follows no other digits)
-_GROUPED = re.compile(r"(?<![\d,.])(?<!\d )\b\d{1,3}(?: \d{3})+\b(?! ?\d)")
+_GROUPED = re.compile(
+    r"(?<![\d,.])(?<!\d )\b(?:\d{2,3}(?: \d{3})+\b(?! ?\d)"
+    r"|\d(?: \d{3})+\b(?= ?(?:km|kms|miles|€|eur)))"
+)

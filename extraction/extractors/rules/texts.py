@@ -9,6 +9,7 @@ import re
 from core.text import sentences
 from extraction.extractors.rules.acts import (
     CORRECTION,
+    DEFERS,
     STATEMENT,
     accepts,
     clauses,
@@ -346,16 +347,12 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     text = ctx.turn.text
     out: list[Claim] = []
     asked = prompt.asked[0][0] if prompt and prompt.asked else None
-    if (
-        asked is not None
-        and asked.type == "boolean"
-        and prompt is not None
-        and prompt.kind in ("yn", "alt")
-    ):
+    if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
         if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
             value = _alternative(asked, prompt.turn.text, text)
         else:
             value = True if accepts(text) and not denies(text) else False if denies(text) else None
+            value = None if DEFERS.search(text) and not accepts(text) else value  # "let me think"
             if CEASED.search(text) and not third_party(text):
                 value = False  # "Do you smoke?" — "I stopped completely ten days ago."
             elif value and CEASED.search(prompt.turn.text):

@@ -1,0 +1,67 @@
+"""What currency an amount is in when the turn does not say: the one the conversation names,
+the one the user's stored amounts are in, the schema's examples', or the place's ("$" in
+Sydney is the Australian dollar)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.amounts import money_in
+from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID
+
+if TYPE_CHECKING:
+    from extraction.extractors.rules.reader import Claim
+
+
+def currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
+    named = {a.currency for t in turns for a in money_in(t.text) if a.explicit and a.currency}
+    return {dollar if dollar and code == "USD" else code for code in named}
+
+
+def dollar_meant(
+    turns: list[WindowTurn], current: Mapping[str, str], local: str | None
+) -> str | None:
+    """The dollar a "$" is where the conversation is (places.py), or the one the user's stored
+    amounts are in; None (the US dollar) when someone says "USD" or "US dollars"."""
+    if any(US_DOLLAR_SAID.search(t.text) for t in turns):
+        return None
+    if local in DOLLARS:
+        return local
+    stored = {a.currency for v in current.values() for a in money_in(v) if a.currency}
+    return next(iter(stored & DOLLARS), None) if len(stored & DOLLARS) == 1 else None
+
+
+def fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, str],
+                   dollar: str | None, local: str | None) -> None:  # fmt: skip
+    """An amount said before any currency was ("Four hundred and twenty-five thousand", then
+    "ninety-five thousand pounds") is in the one currency the conversation uses, if it uses one,
+    else in the currency of the place it is about (``local``); "$" is ``dollar`` there."""
+    said = named | {a.currency for v in current.values() for a in money_in(v) if a.currency}
+    code = said.pop() if len(said) == 1 else None if said else local
+    for claim in claims:
+        if not isinstance(claim.value, dict) or "currency" not in claim.value:
+            continue
+        if dollar and claim.value["currency"] == "USD":
+            claim.value = {**claim.value, "currency": dollar}
+        elif code and not claim.value["currency"]:
+            claim.value = {**claim.value, "currency": code}
+
+
+def default_currency(
+    current: Mapping[str, str], fields: list[dict[str, Any]], named: set[str]
+) -> str | None:
+    """What an amount said without a currency is in, until one is said: the one currency the
+    turns name (``named``: anyone's, "₹1,150" after "it cost 1,150"), else the currency of the
+    user's stored money facts, else of the schema's money examples (an operator's teaching,
+    which may have been written for another country than this user's)."""
+    if len(named) == 1:
+        return next(iter(named))
+    for text in current.values():
+        for amount in money_in(text):
+            if amount.currency:
+                return amount.currency
+    examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
+    currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}
+    return currencies.pop() if len(currencies) == 1 else None
