@@ -25,6 +25,7 @@ from core.text import sentences
 from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, denies
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.booleans import boolean_claims
 from extraction.extractors.rules.currency import (
     currencies_named,
     default_currency,
@@ -44,7 +45,6 @@ from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.texts import (
     answer_claims,
-    boolean_claims,
     cue_claims,
     name_claims,
     shaped_claims,

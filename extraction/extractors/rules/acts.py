@@ -17,7 +17,8 @@ ACCEPT_START = re.compile(
     r"definitely|of course|please do|please|go ahead|sounds good|sounds great|"
     r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
     r"that's fine|that is fine|agreed|deal|haan|ji|"
-    r"alright|all right|book it|let's do it|let's do that|do it|confirmed|confirm)\b",
+    r"alright|all right|book it|let's do it|let's do that|do it|confirmed|confirm|go on|go for it|"
+    r"why not|i'll take it|do that)\b",
     re.I,
 )
 # Pleased, not agreeing: accepts a question's offer, but not a value merely stated.
@@ -101,7 +102,7 @@ THIRD_PARTY = re.compile(
     # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
     r"|(?i:\b(?:he|she|his|her|him)\b)(?!\s+(?:said|says|told|suggested|recommended))"
     r"|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun|To)day's|Tomorrow's|Tonight's)"
-    r"[A-Z][a-z]+'s\s+(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
+    r"[A-Z][a-z]+'s\s+(?![A-Z])(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
 )
 FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I

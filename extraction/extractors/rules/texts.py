@@ -1,6 +1,6 @@
-"""Claims of text and yes/no fields in a user turn: names, answers, values after the words an
-example or the field's description lead with, the new side of a change, and booleans from a
-yes or a no to the agent's question or from a sentence that names the field."""
+"""Claims of text fields in a user turn: names, answers, values after the words an example or
+the field's description lead with, the new side of a change, values of a shape of their own
+(yes/no fields: booleans.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import re
 from core.text import sentences
 from extraction.extractors.rules.acts import (
     CORRECTION,
-    DEFERS,
     STATEMENT,
     accepts,
     clauses,
@@ -19,9 +18,8 @@ from extraction.extractors.rules.acts import (
     takes_back,
     third_party,
 )
-from extraction.extractors.rules.fields import Profile, content_words, cue_score
+from extraction.extractors.rules.fields import Profile, cue_score
 from extraction.extractors.rules.naming import person_name
-from extraction.extractors.rules.prompts import OFFER
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
     after_cues,
@@ -30,21 +28,8 @@ from extraction.extractors.rules.strings import (
 )
 from extraction.values import PHONE
 
-NEGATIVE = re.compile(
-    r"\b(no|not|don't|doesn't|didn't|won't|never|without|none|nobody|stopped|quit|gave up|"
-    r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah)\b",
-    re.I,
-)
-# The answer that something no longer holds ("I stopped", "gave it up", "not any more").
-CEASED = re.compile(
-    r"\b(?:stopped|quit|gave (?:it |them |that )?up|given (?:it |them |that )?up|no longer|"
-    r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
-    re.I,
-)
-BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 
-
-def _claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
+def text_claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
            why: dict[str, object], clause: str = "") -> Claim:  # fmt: skip
     turns = [ctx.turn]
     if ctx.prompt is not None and (source == "confirmed" or "answers" in why):
@@ -63,7 +48,7 @@ def name_claims(ctx: Context) -> list[Claim]:
         found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening,
                             reply=ctx.reply.text if ctx.reply else "")  # fmt: skip
         if found and found[0].split()[0].lower() != agent:
-            out.append(_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
+            out.append(text_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
     return out
 
@@ -101,7 +86,9 @@ def answer_claims(
         if cues:
             value, how, _ = cues[0]
             return [
-                _claim(ctx, profile, value, _source(ctx, text), 0, {"cue": how, "answers": cue})
+                text_claim(
+                    ctx, profile, value, text_source(ctx, text), 0, {"cue": how, "answers": cue}
+                )
             ]
         rest = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
         if not rest or (accepts(rest) and len(rest.split()) <= 3):
@@ -136,7 +123,7 @@ def answer_claims(
         ctx.dropped.append(Dropped(phrase, f"{profile.key}: a statement, not a value", ctx.turn))
         return []
     source = source_of(ctx, profile, phrase, text)
-    return [_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
+    return [text_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
 
 
 _FILLER = re.compile(
@@ -199,7 +186,7 @@ def _content(text: str) -> bool:
     return bool(re.search(r"[A-Za-z0-9]{2,}", rest))
 
 
-def _source(ctx: Context, clause: str) -> str:
+def text_source(ctx: Context, clause: str) -> str:
     from extraction.extractors.rules.acts import hedged
 
     return "inferred" if hedged(clause) else "explicit"
@@ -232,7 +219,7 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                 if change:
                     why: dict[str, object] = {"cue": f"replaces '{change[1]}'"}
                     out.append(
-                        _claim(
+                        text_claim(
                             ctx,
                             profile,
                             change[0],
@@ -253,7 +240,7 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     )
                     continue
                 for value, cue, where in found if profile.qualified else found[:1]:
-                    claim = _claim(ctx, profile, value, source_of(ctx, profile, value, clause),
+                    claim = text_claim(ctx, profile, value, source_of(ctx, profile, value, clause),
                                    offset + a + where, {"cue": cue}, clause)  # fmt: skip
                     if profile.key in cued:  # "… in the garage, … no, better with the neighbour"
                         claim.why["corrects"] = str(out[cued[profile.key]].value)
@@ -314,84 +301,8 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
             if match and (
                 what != "a phone number" or sum(c.isdigit() for c in match.group(0)) >= 8
             ):
-                out.append(_claim(ctx, profile, match.group(0).strip(), _source(ctx, ctx.turn.text),
+                out.append(text_claim(ctx, profile, match.group(0).strip(), text_source(ctx, ctx.turn.text),
                                   match.start(), {"cue": what}))  # fmt: skip
                 taken.add(profile.key)
                 break
-    return out
-
-
-def _alternative(profile: Profile, question: str, reply: str) -> bool | None:
-    """Which side of "X or Y?" the reply takes, as the yes/no of a field that names one side:
-    True for the side the field's words are on, False for the other."""
-    asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
-    parts = re.split(
-        r",?\s+or\s+", (asked[-1] if asked else "").rstrip(" ?"), maxsplit=1, flags=re.I
-    )
-    if len(parts) != 2:
-        return None
-    sides = [set(content_words(parts[0].split(",")[-1])), set(content_words(parts[1]))]
-    said = set(content_words(reply))
-    picked = [i for i, side in enumerate(sides) if side & said - sides[1 - i]]
-    weight = [
-        max((profile.words.get(w, 0.0) for w in side - sides[1 - i]), default=0.0)
-        for i, side in enumerate(sides)
-    ]
-    if len(picked) != 1 or weight[0] == weight[1]:
-        return None
-    return picked[0] == (0 if weight[0] > weight[1] else 1)  # the side the field is named by
-
-
-def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
-    prompt = ctx.prompt
-    text = ctx.turn.text
-    out: list[Claim] = []
-    asked = prompt.asked[0][0] if prompt and prompt.asked else None
-    if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
-        if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
-            value = _alternative(asked, prompt.turn.text, text)
-        else:
-            value = True if accepts(text) and not denies(text) else False if denies(text) else None
-            value = None if DEFERS.search(text) and not accepts(text) else value  # "let me think"
-            if CEASED.search(text) and not third_party(text):
-                value = False  # "Do you smoke?" — "I stopped completely ten days ago."
-            elif value and CEASED.search(prompt.turn.text):
-                value = False  # "Have you quit smoking?" — "Yes."
-        if value is not None:
-            offered = bool(OFFER.search(prompt.turn.text))
-            source = "confirmed" if value and offered else _source(ctx, text)
-            out.append(
-                _claim(
-                    ctx,
-                    asked,
-                    value,
-                    source,
-                    0,
-                    {"cue": "yes" if value else "no", "answers": prompt.asked[0][2]},
-                )
-            )
-            taken.add(asked.key)
-    for profile in ctx.fields:
-        if profile.type != "boolean" or profile.key in taken:
-            continue
-        said = [
-            s
-            for s in sentences(text)
-            if not is_question(s) and not small_talk(s) and len(s.split()) > 2
-        ]
-        scored = sorted(((cue_score(profile, s), s) for s in said), key=lambda r: -r[0][0])
-        if not scored or scored[0][0][0] < BOOLEAN_WORDS or scored[0][0][1] is None:
-            continue
-        named = {w for w in content_words(scored[0][1]) if profile.words.get(w, 0) > 0}
-        if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
-            continue  # one shared word ("car", "work") does not say which yes/no it is
-        (points, word), sentence = scored[0]
-        if third_party(sentence) and not profile.qualified:
-            continue
-        value = not NEGATIVE.search(sentence)
-        why = {"cue": f"names '{word}'", "points": round(points, 2)}
-        out.append(
-            _claim(ctx, profile, value, _source(ctx, sentence), text.find(sentence), why, sentence)
-        )
-        taken.add(profile.key)
     return out

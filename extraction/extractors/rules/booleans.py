@@ -1,0 +1,120 @@
+"""Claims of yes/no fields in a user turn: a yes or a no to the agent's question (or its "this
+or that?"), one of the kind asked about ("Any pets?" — "just a cat"), and a sentence that names
+the field unasked ("I stopped smoking")."""
+
+from __future__ import annotations
+
+import re
+
+from core.text import sentences
+from extraction.extractors.rules.acts import (
+    DEFERS,
+    accepts,
+    denies,
+    is_question,
+    small_talk,
+    third_party,
+)
+from extraction.extractors.rules.fields import Profile, content_words, cue_score
+from extraction.extractors.rules.prompts import OFFER
+from extraction.extractors.rules.reader import Claim, Context
+from extraction.extractors.rules.texts import text_claim, text_source
+
+NEGATIVE = re.compile(
+    r"\b(no|not|don't|doesn't|didn't|won't|never|without|none|nobody|stopped|quit|gave up|"
+    r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah)\b",
+    re.I,
+)
+# The answer that something no longer holds ("I stopped", "gave it up", "not any more").
+CEASED = re.compile(
+    r"\b(?:stopped|quit|gave (?:it |them |that )?up|given (?:it |them |that )?up|no longer|"
+    r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
+    re.I,
+)
+BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
+NEGATION = re.compile(r"\b(?:no|not|never|none|nothing)\b|n't\b", re.I)
+
+
+def _alternative(profile: Profile, question: str, reply: str) -> bool | None:
+    """Which side of "X or Y?" the reply takes, as the yes/no of a field that names one side:
+    True for the side the field's words are on, False for the other."""
+    asked = [s for s in sentences(question) if s.rstrip().endswith("?")]
+    parts = re.split(
+        r",?\s+or\s+", (asked[-1] if asked else "").rstrip(" ?"), maxsplit=1, flags=re.I
+    )
+    if len(parts) != 2:
+        return None
+    sides = [set(content_words(parts[0].split(",")[-1])), set(content_words(parts[1]))]
+    said = set(content_words(reply))
+    picked = [i for i, side in enumerate(sides) if side & said - sides[1 - i]]
+    weight = [
+        max((profile.words.get(w, 0.0) for w in side - sides[1 - i]), default=0.0)
+        for i, side in enumerate(sides)
+    ]
+    if len(picked) != 1 or weight[0] == weight[1]:
+        return None
+    return picked[0] == (0 if weight[0] > weight[1] else 1)  # the side the field is named by
+
+
+def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
+    prompt = ctx.prompt
+    text = ctx.turn.text
+    out: list[Claim] = []
+    asked = prompt.asked[0][0] if prompt and prompt.asked else None
+    if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
+        if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
+            value = _alternative(asked, prompt.turn.text, text)
+        else:
+            value = True if accepts(text) and not denies(text) else False if denies(text) else None
+            value = None if DEFERS.search(text) and not accepts(text) else value  # "let me think"
+            first = text.split(",")[0]  # "Any pets?" — "just a cat": one of the kind asked about
+            if (
+                value is None
+                and set(content_words(first)) & set(asked.words)
+                and not NEGATION.search(first)
+            ):
+                value = True
+            if CEASED.search(text) and not third_party(text):
+                value = False  # "Do you smoke?" — "I stopped completely ten days ago."
+            elif value and CEASED.search(prompt.turn.text):
+                value = False  # "Have you quit smoking?" — "Yes."
+        if value is not None:
+            offered = bool(OFFER.search(prompt.turn.text))
+            source = "confirmed" if value and offered else text_source(ctx, text)
+            out.append(
+                text_claim(
+                    ctx,
+                    asked,
+                    value,
+                    source,
+                    0,
+                    {"cue": "yes" if value else "no", "answers": prompt.asked[0][2]},
+                )
+            )
+            taken.add(asked.key)
+    for profile in ctx.fields:
+        if profile.type != "boolean" or profile.key in taken:
+            continue
+        said = [
+            s
+            for s in sentences(text)
+            if not is_question(s) and not small_talk(s) and len(s.split()) > 2
+        ]
+        scored = sorted(((cue_score(profile, s), s) for s in said), key=lambda r: -r[0][0])
+        if not scored or scored[0][0][0] < BOOLEAN_WORDS or scored[0][0][1] is None:
+            continue
+        named = {w for w in content_words(scored[0][1]) if profile.words.get(w, 0) > 0}
+        if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
+            continue  # one shared word ("car", "work") does not say which yes/no it is
+        (points, word), sentence = scored[0]
+        if third_party(sentence) and not profile.qualified:
+            continue
+        value = not NEGATIVE.search(sentence)
+        why = {"cue": f"names '{word}'", "points": round(points, 2)}
+        out.append(
+            text_claim(
+                ctx, profile, value, text_source(ctx, sentence), text.find(sentence), why, sentence
+            )
+        )
+        taken.add(profile.key)
+    return out
