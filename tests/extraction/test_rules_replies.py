@@ -62,3 +62,74 @@ def test_go_on_then_accepts_an_offer() -> None:
     facts = _facts([("a", "You're on basic 10GB. I can move you to plus 50GB for £18 a month. Want that?"),
                     ("u", "go on then")], PHONES)  # fmt: skip
     assert facts["plan"] == "plus 50GB"
+
+
+TRIP: list[dict[str, Any]] = [
+    {"key": "depart_date", "description": "Outbound flight date", "category": "temporal", "type": "date"},
+    {"key": "return_date", "description": "Return flight date", "category": "temporal", "type": "date"},
+    {"key": "travellers", "description": "How many people are travelling", "category": "temporal",
+     "type": "number"},
+    {"key": "cabin", "description": "Cabin class", "category": "temporal", "type": "enum",
+     "choices": ["economy", "premium economy", "business"]},
+    {"key": "seat_pref", "description": "Seat preference", "category": "profile", "type": "enum",
+     "choices": ["window", "aisle", "no preference"]},
+]  # fmt: skip
+
+
+def test_two_dates_in_one_sentence_go_to_the_fields_their_words_name() -> None:
+    facts = _facts([("a", "What dates?"), ("u", "out on the 12th of May, back on the 19th")], TRIP)
+    assert (facts["depart_date"], facts["return_date"]) == ("2026-05-12", "2026-05-19")
+
+
+def test_a_bare_day_moves_a_held_date_within_its_month() -> None:
+    window = [WindowTurn(0, "s", 0, "assistant", "When do you fly out?", TUE, "Tom", "Priya Shah"),
+              WindowTurn(1, "s", 1, "user", "the 13th", TUE, "Priya Shah", "Tom")]  # fmt: skip
+    facts = RulesExtractor().extract_facts(window, TRIP, Usage(), {"depart_date": "2026-06-12"})
+    assert {f.key: f.value for f in facts}["depart_date"] == "2026-06-13"
+
+
+def test_the_longest_choice_named_and_a_reply_that_does_not_mind() -> None:
+    corrected = _facts(
+        [("u", "Economy is fine. Actually, make it premium economy, it's a long flight.")], TRIP
+    )
+    assert corrected["cabin"] == "premium economy"
+    assert (
+        _facts([("a", "Window or aisle?"), ("u", "don't mind really")], TRIP)["seat_pref"]
+        == "no preference"
+    )
+
+
+def test_a_party_listed_is_counted() -> None:
+    """ "How many travelling?" — "me, my wife and our two kids" is 4, not the 2 it says."""
+    facts = _facts([("a", "How many travelling?"), ("u", "me, my wife and our two kids")], TRIP)
+    assert facts["travellers"] == 4
+    assert _facts([("a", "How many travelling?"), ("u", "4 of us")], TRIP)["travellers"] == 4
+
+
+PHARMACY: list[dict[str, Any]] = [
+    {"key": "gp_name", "description": "Name of the patient's GP", "category": "profile", "type": "string"},
+    {"key": "delivery", "description": "Pick up at the pharmacy or home delivery", "category": "temporal",
+     "type": "enum", "choices": ["pick up", "home delivery"]},
+    {"key": "weekly_units", "description": "Alcohol units a week", "category": "temporal", "type": "number"},
+]  # fmt: skip
+
+
+def test_a_gp_is_not_the_patient_and_and_you_asks_what_someone_else_was_asked() -> None:
+    """ "Who's your GP?" — "Dr Okafor": the GP's name, not the user's; "my wife drinks about 14
+    units" — "And yourself?" — "6 or so": the user's 6, hedged."""
+    assert _facts([("a", "Who's your GP?"), ("u", "Dr Okafor at Mill Lane surgery")], PHARMACY) == {
+        "gp_name": "Dr Okafor"
+    }
+    facts = _facts([("u", "my wife drinks more than me, about 14 units"), ("a", "And yourself?"),
+                    ("u", "6 or so")], PHARMACY)  # fmt: skip
+    assert facts == {"weekly_units": 6}
+
+
+def test_what_the_agent_says_last_stands_and_its_own_budget_is_not_the_users() -> None:
+    """A window that ends on the agent's "Yes, home delivery it is." keeps it (inferred: nobody
+    objected); "My budget for this search is 90 lakhs" is the agent's own."""
+    facts = _facts([("u", "I usually pick up but can you deliver this time? My knee's bad"),
+                    ("a", "Yes, home delivery it is.")], PHARMACY)  # fmt: skip
+    assert facts == {"delivery": "home delivery"}
+    own = _facts([("a", "My budget for this search is 90 lakhs."), ("u", "ok")], LETTING)
+    assert "monthly_rent_budget" not in own

@@ -37,7 +37,8 @@ from extraction.extractors.rules.keep import implausible, keep_last_per_field, o
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
-from extraction.extractors.rules.owners import taken_up
+from extraction.extractors.rules.owners import agreed_on, inside, picked, taken_up
+from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
@@ -79,6 +80,7 @@ class RulesExtractor:
         answered: Prompt | None = None  # the agent turn the user's last turn answered
         deferred: Prompt | None = None  # a yes/no question the user put off ("let me think")
         deferred_at = 0
+        foreign: Profile | None = None  # the field of someone else's value the user just said
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
         session = None
         for index, turn in enumerate(turns):
@@ -92,6 +94,11 @@ class RulesExtractor:
                 prompt = read_prompt(
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
+                if foreign is not None and _AND_YOU.search(
+                    turn.text
+                ):  # "my wife has 14" — "And you?"
+                    prompt.asked.insert(0, (foreign, 2.0, "'and you?' after someone else's"))
+                    prompt.kind = prompt.kind or "wh"
                 qualifiers.hear(turn.text)
                 continue
             if turn.role != "user":
@@ -137,9 +144,17 @@ class RulesExtractor:
                 for c in ctx.offered
                 if not c.profile.qualified and c.key not in {f.key for f in found}
             ]
+            foreign = next((d.profile for d in reversed(ctx.dropped) if d.profile), None)
             if prompt and prompt.kind == "yn" and DEFERS.search(turn.text):
                 deferred, deferred_at = prompt, index
             answered, prompt = prompt, None
+        if prompt is not None and turns[-1].role == "assistant":  # the window ends on the agent:
+            last = replace(turns[-1], role="user", text="")  # what it said stands unchallenged
+            ctx = Context(len(turns), last, prompt, fields_, vectors, things=qualifiers.vocab,
+                          relations=qualifiers.relations, current=current, reply=None)  # fmt: skip
+            claims += [
+                c for c in qualifiers.settle(_confirmations(ctx, []), ctx) if not implausible(c)
+            ]
         claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
         fill_currency(claims, named, current, dollar, local)
         return [_fact(c) for c in claims]
@@ -193,6 +208,10 @@ class _Reader:
                                                         counted=counted and not asked_money)))  # fmt: skip
         self.note_money(ctx.turn.text)
         claims = one_reading(typed_claims(ctx, said))
+        for claim in claims:  # "How many travelling?" — "me, my wife and our two kids": 4
+            size = party_size(ctx.turn.text) if counts_people(claim.profile) else None
+            if size and "answers" in claim.why and size != claim.value:
+                claim.value, claim.why["counted"] = size, "the people the reply lists"
         first = len(said[0][0]) if said else 0
         typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
@@ -224,6 +243,9 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
     return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
+_AND_YOU = re.compile(
+    r"(?:^|[.!?]\s+)(?:and|what about|how about)\s+(?:you|yourself|yours)\s*\?\s*$", re.I
+)
 # A decision said later on a question put off: "ok yes, go on then", "no, leave it".
 _DECIDED = re.compile(
     r"^\W*(?:(?:ok|okay|right|hmm)\W+)?(?:yes|yeah|yep|no|nope|go on|go ahead|do it)\b", re.I
@@ -251,13 +273,13 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     # "Your debit is £145 a month. I'd suggest £118." — "Yes": the value its sentence offers,
     # unless the reply picks the other by its words ("… to your card. Or store credit?" — "card")
     said = set(re.findall(r"[a-z]{4,}", text.lower()))
-    offered = sorted(offered, key=lambda o: (not _picked(o[1], offered, said),
+    offered = sorted(offered, key=lambda o: (not picked(o[1], offered, said),
                                              not proposes(o[1].sentence or "")))  # fmt: skip
     if not offered and prompt.kind != "alt":  # "the simva yeah": one of them, by its thing
-        offered = [(p, m, c) for p, m, c in prompt.proposals if p.qualified and _agreed_on(m, text)]
+        offered = [(p, m, c) for p, m, c in prompt.proposals if p.qualified and agreed_on(m, text)]
     # "¥8,800, so ¥2,640 per session": the last said; "conditionally approved" holds "approved"
     # (things under one key keep their order: each value goes with the thing said beside it)
-    kept = [t for t in prompt.stated if not _inside(t, prompt.stated)]
+    kept = [t for t in prompt.stated if not inside(t, prompt.stated)]
     if refused:  # "€420 a week. Do you want the waiver? — no waiver": the rate still holds
         asked = {p.key for p, _, _ in prompt.asked[:1]}
         kept = [t for t in kept if asked and t[0].key not in asked
@@ -292,41 +314,6 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                          (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
                          span=(mention.start, mention.end)))  # fmt: skip
     return out
-
-
-def _inside(told: Any, stated: list[Any]) -> bool:
-    profile, mention, _ = told
-    return any(p is profile and m is not mention and m.sentence == mention.sentence
-               and m.start <= mention.start and mention.end <= m.end for p, m, _ in stated)  # fmt: skip
-
-
-_YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|ok|okay)\b", re.I)
-
-
-def _picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
-    """Whether the reply names a word only this proposal's sentence has (not a time word)."""
-    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower())) - _WHEN_WORDS
-    for _, other, _ in offered:
-        if other.sentence != mention.sentence:
-            words -= set(re.findall(r"[a-z]{4,}", (other.sentence or "").lower()))
-    return bool(words & said)
-
-
-_WHEN_WORDS = {"month", "months", "week", "weeks", "year", "years", "today", "tomorrow", "please",
-               "that", "this", "with", "your", "from", "then", "just", "will", "would"}  # fmt: skip
-
-
-def _agreed_on(mention: Any, reply: str) -> bool:
-    """Whether a clause of the reply names the proposed value's thing (or its first letters:
-    "simva") and says yes to it, with no refusal in it."""
-    sentence = mention.sentence or ""
-    things = re.findall(r"[a-z]{4,}", sentence[: mention.start].lower())[-1:]
-    for clause in re.split(r"[.;!?]|,\s+(?:but|and)\b", reply):
-        lowered = clause.lower()
-        named = any(re.search(rf"\b{re.escape(t[:5])}", lowered) for t in things)
-        if named and _YES.search(lowered) and not denies(clause.strip()):
-            return True
-    return False
 
 
 # What a user sentence needs the embedder for: choosing among fields for a value it states.

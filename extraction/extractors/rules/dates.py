@@ -274,3 +274,20 @@ def _recurring(match: re.Match[str], text: str) -> bool:
         re.search(r"\b(every|each|on)\s+$", text[: match.start()].lower())
         and text[match.end() : match.end() + 1] == "s"
     )
+
+
+_BARE_DAY = re.compile(r"(?:(?:on|by|for|from|until|till|the)\s+)*[0-3]?\d(?:st|nd|rd|th)", re.I)
+
+
+def near_known(day: str, phrase: str, known: str | None, today: datetime.date) -> str:
+    """ "The 13th instead" for a flight held for 12 March, said in January: 13 March — a bare
+    day of the month moves a date the field holds within its month, not to the next 13th."""
+    if not known or not _BARE_DAY.fullmatch(phrase.strip()):
+        return day
+    try:
+        held = datetime.date.fromisoformat(known[:10])
+        said = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
+        moved = held.replace(day=said)
+    except ValueError:
+        return day
+    return moved.isoformat() if abs((moved - held).days) <= 20 and moved >= today else day

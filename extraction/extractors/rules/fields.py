@@ -79,6 +79,10 @@ THESAURUS: dict[str, str] = {
     "mg": "milligram milligrams",
     "gb": "gigabyte gigabytes gig gigs",
     "odometer": "mileage miles clock",
+    "return date": "back home",
+    "return flight": "back home",
+    "outbound": "out leaving going",
+    "depart": "out leaving going",
     "mileage": "odometer miles clock",
     "kg": "kilogram kilograms kilo kilos",
     "km": "kilometre kilometres kilometer kilometers",
@@ -316,7 +320,7 @@ def _profile(f: dict[str, Any], vector: np.ndarray, example_vectors: np.ndarray)
     person_name = f["type"] == "string" and bool(
         re.fullmatch(r"(?:[a-z]+_)?name", f["key"])
         and not re.search(r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|"
-                          r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|"
+                          r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|gp|dentist|solicitor|"
                           r"nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
     )  # fmt: skip
     # Examples written in lower case ("in the blue recycling box") overrule a description's

@@ -50,6 +50,13 @@ def _apart(word: str) -> str:
     )
 
 
+_INDIFFERENT = re.compile(
+    r"\b(?:don't mind|do not mind|doesn't matter|does not matter|either (?:is|works|way|one)|"
+    r"whichever|no preference|not fussed|any is fine|anything is fine)\b"
+)
+_INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pref)\b", re.I)
+
+
 def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     """Choices of an enum field named in the sentence: the whole choice ("ready to move"), or a
     word only that choice has ("the 599 plan", "unlimited")."""
@@ -67,6 +74,12 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
         match = re.search(pattern, lowered)
         if match:
             out.append(Mention("enum", choice, match.start(), match.end(), f"choice '{choice}'"))
+    # "premium economy" names one choice, not "economy" as well
+    out = [m for m in out if not any(o is not m and o.start <= m.start and m.end <= o.end
+                                     and o.end - o.start > m.end - m.start for o in out)]  # fmt: skip
+    if not out and _INDIFFERENT.search(lowered):  # "don't mind really": the choice that says so
+        out = [Mention("enum", c, 0, len(lowered), f"indifferent: '{c}'") for c in choices
+               if _INDIFFERENT_CHOICE.search(c)][:1]  # fmt: skip
     if out:
         return out
     sentence_words = [stem(w) for w in re.findall(r"[a-z0-9]+", lowered)]

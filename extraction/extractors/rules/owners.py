@@ -5,7 +5,7 @@ proposes by a field's cue, and the user's offers the agent takes up."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
@@ -124,3 +124,38 @@ def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]
             claim.order = (index, 0)
             out.append(claim)
     return out
+
+
+def inside(told: Any, stated: list[Any]) -> bool:
+    profile, mention, _ = told
+    return any(p is profile and m is not mention and m.sentence == mention.sentence
+               and m.start <= mention.start and mention.end <= m.end for p, m, _ in stated)  # fmt: skip
+
+
+_YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|ok|okay)\b", re.I)
+
+
+def picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
+    """Whether the reply names a word only this proposal's sentence has (not a time word)."""
+    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower())) - _WHEN_WORDS
+    for _, other, _ in offered:
+        if other.sentence != mention.sentence:
+            words -= set(re.findall(r"[a-z]{4,}", (other.sentence or "").lower()))
+    return bool(words & said)
+
+
+_WHEN_WORDS = {"month", "months", "week", "weeks", "year", "years", "today", "tomorrow", "please",
+               "that", "this", "with", "your", "from", "then", "just", "will", "would"}  # fmt: skip
+
+
+def agreed_on(mention: Any, reply: str) -> bool:
+    """Whether a clause of the reply names the proposed value's thing (or its first letters:
+    "simva") and says yes to it, with no refusal in it."""
+    sentence = mention.sentence or ""
+    things = re.findall(r"[a-z]{4,}", sentence[: mention.start].lower())[-1:]
+    for clause in re.split(r"[.;!?]|,\s+(?:but|and)\b", reply):
+        lowered = clause.lower()
+        named = any(re.search(rf"\b{re.escape(t[:5])}", lowered) for t in things)
+        if named and _YES.search(lowered) and not denies(clause.strip()):
+            return True
+    return False

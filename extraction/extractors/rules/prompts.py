@@ -218,7 +218,10 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         told = told or names
         stated = (
             bool(told)
-            and not OTHERS.search(sentence)  # not another client's, a relative's
+            and not OTHERS.search(sentence)
+            and not re.match(
+                r"\W*my\b", sentence, re.I
+            )  # "My budget for this search is 90 lakhs"  # not another client's, a relative's
             and not agent & {w.lower() for w in re.findall(r"[A-Za-z]+", sentence)}
         )  # "Jana from the service desk": the agent about itself
         if not (prompt.offers or stated):

@@ -27,6 +27,7 @@ from extraction.extractors.rules.acts import (
     is_question,
     third_party,
 )
+from extraction.extractors.rules.dates import near_known
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.measures import (
     a_stretch_of_its_period,
@@ -75,6 +76,7 @@ class Dropped:
     value: Any
     reason: str
     turn: WindowTurn
+    profile: Profile | None = None  # the field it would have been (someone else's value)
 
 
 @dataclass
@@ -131,6 +133,12 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     points = words
     if word:
         why["word"] = word
+    earlier = [m for m in ctx.said_before(mention, sentence) if m.type == mention.type]
+    if earlier and clause == sentence:  # "out on the 12th of March, back on the 19th"
+        lead, lead_word = cue_score(profile, sentence[earlier[-1].end : mention.start])
+        points += lead
+        if lead_word:
+            why["lead-in"] = lead_word
     vector = ctx.vectors.get(sentence)
     if vector is not None:
         sim = similarity(profile, vector)
@@ -267,7 +275,12 @@ def typed_claims(
                     and points >= ACCEPT / 2 and "repeats proposal" not in why \
                     and not _own_after(clause, owner.end()):  # fmt: skip
                 ctx.dropped.append(
-                    Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn)
+                    Dropped(
+                        mention.value,
+                        f"someone else's ('{owner.group(0)}')",
+                        ctx.turn,
+                        best if why.get("word") or why.get("unit") else None,
+                    )
                 )
                 continue
             if points < ACCEPT:
@@ -285,7 +298,7 @@ def typed_claims(
                 and not _own_after(clause, owner.end())
             ):
                 ctx.dropped.append(
-                    Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn)
+                    Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn, best)
                 )
                 continue
             why.update({"cue": mention.how, "points": round(points, 2)})
@@ -297,6 +310,13 @@ def typed_claims(
             value = in_field_unit(best, mention)
             if value != mention.value:
                 why["converted"] = f"{mention.value} {mention.after.split()[0]}"
+            if mention.type == "date":  # "the 13th" for a flight held for the 12th of a later month
+                phrase, today = (
+                    mention.how.partition("'")[2].rstrip("'"),
+                    ctx.turn.occurred_at.date(),
+                )
+                value = near_known(value, phrase, ctx.current.get(best.key), today)
+                why.update({"moved within its month": True} if value != mention.value else {})
             if in_thousands(best, mention, ctx.current):
                 value = {**value, "amount": value["amount"] * 1000}
                 why["converted"] = f"{mention.value['amount']:g}: thousands, as the field's amounts"
