@@ -133,3 +133,29 @@ def test_what_the_agent_says_last_stands_and_its_own_budget_is_not_the_users() -
     assert facts == {"delivery": "home delivery"}
     own = _facts([("a", "My budget for this search is 90 lakhs."), ("u", "ok")], LETTING)
     assert "monthly_rent_budget" not in own
+
+
+SCHOOL: list[dict[str, Any]] = [
+    {"key": "course_fee", "description": "Total fee the student has agreed to pay", "category": "temporal",
+     "type": "money"},
+    {"key": "hours_per_week", "description": "Lesson hours a week", "category": "temporal", "type": "number"},
+]  # fmt: skip
+
+
+def test_a_total_the_agent_works_out_and_revises_is_the_fee() -> None:
+    """ "… comes to €1,500. Shall I book it?" — "yes book it"; then "the total is €1,350 instead
+    of €1,500" replaces it (a revised value is not held back by the one stored)."""
+    facts = _facts([("a", "Ten weeks at €150 a week comes to €1,500. Shall I book it?"), ("u", "yes book it")],
+                   SCHOOL)  # fmt: skip
+    assert facts["course_fee"] == {"amount": 1500, "currency": "EUR"}
+    window = [WindowTurn(0, "s", 0, "assistant", "With the early-bird discount the total is €1,350 instead of "
+                         "€1,500.", TUE, "Tom", "Priya Shah"),
+              WindowTurn(1, "s", 1, "user", "brilliant, thanks", TUE, "Priya Shah", "Tom")]  # fmt: skip
+    revised = RulesExtractor().extract_facts(window, SCHOOL, Usage(), {"course_fee": "€1,500"})
+    assert {f.key: f.value for f in revised}["course_fee"] == {"amount": 1350, "currency": "EUR"}
+
+
+def test_the_value_a_question_offers_instead_of_another_is_the_one_taken_up() -> None:
+    facts = _facts([("u", "Could I drop to 10 hours a week instead of 15?"), ("a", "Sure, 10 hours from next week.")],
+                   SCHOOL)  # fmt: skip
+    assert facts["hours_per_week"] == 10

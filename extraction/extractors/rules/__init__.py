@@ -243,6 +243,10 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
     return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
+# A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
+_REVISED = re.compile(
+    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced)\b", re.I
+)
 _AND_YOU = re.compile(
     r"(?:^|[.!?]\s+)(?:and|what about|how about)\s+(?:you|yourself|yours)\s*\?\s*$", re.I
 )
@@ -290,6 +294,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
             any(mention is m for m in prompt.given)
             and any(k.partition(":")[0] == profile.key for k in ctx.current)
             and not states_its_unit(profile, mention.sentence or "")
+            and not _REVISED.search(mention.sentence or "")
         ):
             continue  # a value the agent gives by the field's name fills an empty field only
             # (a measurement read out in the field's unit updates it: "37.9 kilograms")

@@ -66,6 +66,7 @@ THESAURUS: dict[str, str] = {
     "score": "scored got marks",
     "grade": "class standard",
     "fee": "fees",
+    "total": "comes altogether overall",
     "device": "phone handset model",
     "limit": "limit",
     "lease": "contract months",

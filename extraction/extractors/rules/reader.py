@@ -226,7 +226,9 @@ def typed_claims(
     for s_index, (sentence, s_start, mentions) in enumerate(sentence_mentions):
         if is_question(sentence) and not _rhetorical(sentence):
             # "Monday is possible?": the user's own offer, written if the agent takes it up
-            for mention in mentions:
+            for mention in (
+                m for m in mentions if not negated(sentence, m.start)
+            ):  # "instead of 15"
                 candidates = [p for p in ctx.fields if p.type == mention.type and (
                     mention.type != "enum" or mention.value in (p.field.get("choices") or []))]  # fmt: skip
                 scored = sorted(((*score(ctx, p, mention, sentence, sentence, s_index == 0), p)
