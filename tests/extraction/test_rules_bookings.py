@@ -7,10 +7,12 @@ any benchmark conversation."""
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 from extraction.extractors import Usage, WindowTurn
 from extraction.extractors.rules import RulesExtractor
+from tests.extraction.dialogue import dialogue_facts
 
 SALON: list[dict[str, Any]] = [
     {"key": "next_booking", "description": "Date of the dog's next grooming appointment", "category": "temporal",
@@ -37,16 +39,7 @@ GYM: list[dict[str, Any]] = [
 TUE = datetime.datetime(2026, 5, 12, 9, 0, tzinfo=datetime.UTC)  # a Tuesday
 
 
-def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]],
-           known: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
-    window = [
-        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t,
-                   TUE + datetime.timedelta(minutes=i), "Nadia Brooks" if r == "u" else "Kit",
-                   "Kit" if r == "u" else "Nadia Brooks")
-        for i, (r, t) in enumerate(turns)
-    ]  # fmt: skip
-    facts = RulesExtractor().extract_facts(window, fields, Usage(), known)
-    return {f.key: f.value for f in facts}
+_facts = functools.partial(dialogue_facts, start=TUE, user="Nadia Brooks", agent="Kit")
 
 
 def test_a_day_offered_with_a_package_after_the_user_turned_one_down_is_booked_with_it() -> None:

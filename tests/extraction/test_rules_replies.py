@@ -5,10 +5,12 @@ and "go on then" to an offer. Written for these tests, not taken from any benchm
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 from extraction.extractors import Usage, WindowTurn
 from extraction.extractors.rules import RulesExtractor
+from tests.extraction.dialogue import dialogue_facts
 
 LETTING: list[dict[str, Any]] = [
     {"key": "monthly_rent_budget", "description": "Most the tenant will pay in rent each month",
@@ -24,13 +26,7 @@ PHONES: list[dict[str, Any]] = [
 TUE = datetime.datetime(2026, 4, 14, 9, 0, tzinfo=datetime.UTC)
 
 
-def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]]) -> dict[str, Any]:
-    window = [
-        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t, TUE + datetime.timedelta(minutes=i),
-                   "Priya Shah" if r == "u" else "Tom", "Tom" if r == "u" else "Priya Shah")
-        for i, (r, t) in enumerate(turns)
-    ]  # fmt: skip
-    return {f.key: f.value for f in RulesExtractor().extract_facts(window, fields, Usage(), None)}
+_facts = functools.partial(dialogue_facts, start=TUE, user="Priya Shah", agent="Tom")
 
 
 def test_a_bare_amount_with_max_is_the_users_budget_not_the_sisters() -> None:

@@ -5,13 +5,13 @@ user does something answers no text field that is not itself a how."""
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 import pytest
 
-from extraction.extractors import Usage, WindowTurn
-from extraction.extractors.rules import RulesExtractor
 from schemas.defaults import GENERAL_ASSISTANT
+from tests.extraction.dialogue import dialogue_facts
 
 TRIP: list[dict[str, Any]] = [
     {"key": "destination", "description": "The city the traveller is going to", "category": "temporal",
@@ -20,14 +20,7 @@ TRIP: list[dict[str, Any]] = [
 MON = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
 
 
-def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]]) -> dict[str, Any]:
-    window = [
-        WindowTurn(i, "s", i, "user" if r == "u" else "assistant", t,
-                   MON + datetime.timedelta(minutes=i), "Ola" if r == "u" else "Sam",
-                   "Sam" if r == "u" else "Ola")
-        for i, (r, t) in enumerate(turns)
-    ]  # fmt: skip
-    return {f.key: f.value for f in RulesExtractor().extract_facts(window, fields, Usage(), None)}
+_facts = functools.partial(dialogue_facts, start=MON, user="Ola", agent="Sam")
 
 
 @pytest.mark.parametrize(

@@ -94,9 +94,8 @@ class RulesExtractor:
                 prompt = read_prompt(
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
-                if foreign is not None and _AND_YOU.search(
-                    turn.text
-                ):  # "my wife has 14" — "And you?"
+                # "my wife has 14" — "And you?": the same field, the user's own
+                if foreign is not None and _AND_YOU.search(turn.text):
                     prompt.asked.insert(0, (foreign, 2.0, "'and you?' after someone else's"))
                     prompt.kind = prompt.kind or "wh"
                 qualifiers.hear(turn.text)

@@ -189,6 +189,11 @@ class Profile:
         return self.qualifier_kind is not None
 
     @property
+    def about(self) -> str:
+        """Its key and description as words ("weekly sessions How many … a week")."""
+        return f"{self.key} {self.field.get('description', '')}".replace("_", " ")
+
+    @property
     def how(self) -> bool:
         """Whether the field is itself a how ("How the user says they feel")."""
         return bool(re.search(r"\bhow\b", self.field.get("description") or "", re.I))

@@ -49,9 +49,9 @@ _PERIODIC = {"hour": "hourly", "day": "daily", "night": "nightly", "week": "week
 
 def _counted_per(profile: Profile, unit: str) -> bool:
     """Whether the field counts something in each ``unit`` ("sessions a week", "daily dose")."""
-    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
     each = _PERIODIC.get(unit, f"{unit}ly")
-    return bool(re.search(rf"\b(?:a|an|per|each|every)\s+{unit}\b|\b(?:{each})\b", about, re.I))
+    pattern = rf"\b(?:a|an|per|each|every)\s+{unit}\b|\b(?:{each})\b"
+    return bool(re.search(pattern, profile.about, re.I))
 
 
 def in_field_unit(profile: Profile, mention: Mention) -> Any:
@@ -94,7 +94,7 @@ _MEASURES = {"kg": {"kg", "kilo", "kilogram"}, "lb": {"lb", "pound"}, "km": {"km
 
 def measured_in(profile: Profile) -> str | None:
     """The unit a field is measured in ("parcel_weight_kg", "data cap in GB"), if it names one."""
-    text = f"{profile.key} {profile.field.get('description', '')}".lower().replace("_", " ")
+    text = profile.about.lower()
     words = {stem(w) for w in re.findall(r"[a-z]+", text)}
     return next((unit for unit in _MEASURES if unit in words), None)
 

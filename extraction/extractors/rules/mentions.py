@@ -171,8 +171,9 @@ _SIGNED = re.compile(
 
 def day_of_month(profile: Profile) -> bool:
     """Whether a number field holds a day of the month ("Day of the month the debit is taken")."""
-    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
-    return profile.type == "number" and bool(re.search(r"\bday of (?:the|each) month", about, re.I))
+    return profile.type == "number" and bool(
+        re.search(r"\bday of (?:the|each) month", profile.about, re.I)
+    )
 
 
 _KIND_OF = re.compile(r"\b(type|stage|phase|version|series|model|gen|generation)\s*$", re.I)

@@ -28,8 +28,7 @@ _LIST = re.compile(r",|\band\b|\bplus\b|&", re.I)
 
 
 def counts_people(profile: Profile) -> bool:
-    about = f"{profile.key} {profile.field.get('description', '')}".replace("_", " ")
-    return profile.type == "number" and bool(_PEOPLE_FIELD.search(about))
+    return profile.type == "number" and bool(_PEOPLE_FIELD.search(profile.about))
 
 
 def party_size(text: str) -> int | None:
