@@ -34,9 +34,10 @@ from extraction.extractors import (
     extractor_for,
 )
 from extraction.models import ExtractionRun, RunStatus
-from extraction.stages.compress import KeptUnits, atomicity_problems, content_hash, is_duplicate
+from extraction.stages.compress import KeptUnits, atomicity_problems, content_hash
 from extraction.stages.smart_keep import smart_keep
 from extraction.stages.summary import Version, summary_consistent, summary_fold, summary_traceable
+from extraction.values import value_signature
 from memory.embedding import embed
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn
 from memory.services import (
@@ -227,14 +228,15 @@ def run_stages(extractor: Extractor, agent: Agent, end_user: EndUser, window: li
     threshold = agent.dedup_threshold
     nearest = acu_nearest(agent=agent, end_user=end_user, vectors=list(vectors), k=3)
     for unit, vector, stored in zip(unique, vectors, nearest, strict=True):
+        signature = value_signature(unit.text)  # a near-duplicate states the same values too
         stored_dupe = any(
-            similarity >= threshold and is_duplicate(unit.text, vector, [(text, vector)], -1.0)
+            similarity >= threshold and value_signature(text) == signature
             for text, similarity in stored
         )
-        if stored_dupe or kept_units.duplicate(unit.text, vector, threshold):
+        if stored_dupe or kept_units.duplicate(signature, vector, threshold):
             counts["duplicates_dropped"] += 1
             continue
-        kept_units.add(unit.text, vector)
+        kept_units.add(signature, vector)
         kept.append({"text": unit.text, "embedding": vector, "session_id": unit.session_id,
                      "first_seq": unit.first_seq, "last_seq": unit.last_seq,
                      "occurred_at": unit.occurred_at, "content_hash": content_hash(unit.text)})  # fmt: skip

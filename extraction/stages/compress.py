@@ -74,16 +74,14 @@ class KeptUnits:
         self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
         self.signatures: list[frozenset[str]] = []
 
-    def duplicate(self, text: str, vector: np.ndarray, threshold: float) -> bool:
+    def duplicate(self, signature: frozenset[str], vector: np.ndarray, threshold: float) -> bool:
+        """``signature``: the unit's ``value_signature``, computed once by the caller."""
         n = len(self.signatures)
         if not n:
             return False
         close = np.flatnonzero(self.vectors[:n] @ vector >= threshold)
-        if not len(close):
-            return False
-        signature = value_signature(text)
         return any(self.signatures[i] == signature for i in close)
 
-    def add(self, text: str, vector: np.ndarray) -> None:
+    def add(self, signature: frozenset[str], vector: np.ndarray) -> None:
         self.vectors[len(self.signatures)] = vector
-        self.signatures.append(value_signature(text))
+        self.signatures.append(signature)

@@ -218,10 +218,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         told = told or names
         stated = (
             bool(told)
-            and not OTHERS.search(sentence)
-            and not re.match(
-                r"\W*my\b", sentence, re.I
-            )  # "My budget for this search is 90 lakhs"  # not another client's, a relative's
+            and not OTHERS.search(sentence)  # not another client's, a relative's
+            and not _AGENTS_OWN.match(sentence)  # "My budget for this search is 90 lakhs"
             and not agent & {w.lower() for w in re.findall(r"[A-Za-z]+", sentence)}
         )  # "Jana from the service desk": the agent about itself
         if not (prompt.offers or stated):
@@ -240,12 +238,14 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         # user has just spoken of a day, a date is when, beside what: it does not compete with
         # the value said with it ("Monday the 23rd, full service - how's that?" proposes both).
         owners = _result_first(owners, sentence)
+
+        dated = scheduling and offer  # a date offered after the user spoke of a day
         tops: dict[bool, float] = {}
         for (points, _, _), mention in owners:
-            when = scheduling and offer and mention.type == "date"
-            tops[when] = max(points, tops.get(when, points))
+            apart = dated and mention.type == "date"
+            tops[apart] = max(points, tops.get(apart, points))
         for (points, profile, cue), mention in owners:
-            top = tops[scheduling and offer and mention.type == "date"]
+            top = tops[dated and mention.type == "date"]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             if (
@@ -272,6 +272,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     return prompt
 
 
+_AGENTS_OWN = re.compile(r"\W*my\b", re.I)
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)
 

@@ -109,6 +109,12 @@ class Qualifiers:
             if word and word not in self.vocab[key]:
                 self.vocab[key].append(word)
 
+    def _add_code(self, key: str, code: str, name: str | None) -> None:
+        """A code of the field, and the name said with it ("Innova Crysta, KA 51 MD 7788")."""
+        self._add(key, code)
+        if name:
+            self.aliases.setdefault(key, {})[name.lower()] = code
+
     def _pattern(self, key: str, word: str, plural: bool = False) -> str:
         """How a known thing is found in lower-cased text (a code with or without its spaces)."""
         if key in self.coded and re.search(r"\d", word):
@@ -120,9 +126,7 @@ class Qualifiers:
         "order #10492", "ticket INC-20417": codes of a field whose things go by one."""
         for key, noun in self.coded.items():
             for code, name in codes_in(text, noun):
-                self._add(key, code)
-                if name:
-                    self.aliases.setdefault(key, {})[name.lower()] = code
+                self._add_code(key, code, name)
         lowered = text.lower()
         for key, noun in self.nouns.items():
             if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
@@ -140,9 +144,7 @@ class Qualifiers:
         for key, noun in self.coded.items():
             answer = code_answer(question, reply, noun)
             if answer:
-                self._add(key, answer[0])
-                if answer[1]:
-                    self.aliases.setdefault(key, {})[answer[1].lower()] = answer[0]
+                self._add_code(key, *answer)
         for key, noun in self.nouns.items():
             if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
                 continue

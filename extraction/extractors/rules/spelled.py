@@ -1,6 +1,7 @@
 """Numbers written in words, as digits: "four hundred and twenty-five thousand" → "425000",
 "sixty-four thousand five hundred" → "64500", "a hundred and fifteen" → "115", "two lakh fifty
-thousand" → "2.5 lakh"; and "151 300" (thousands set apart by a space) → "151300". Voice transcripts and formal speech say amounts this way; the readers
+thousand" → "2.5 lakh"; and "151 300" (thousands set apart by a space) → "151300". Voice
+transcripts and formal speech say amounts this way; the readers
 of money and numbers read digits. Only a run of two or more number words (or a hyphenated
 "twenty-five") is rewritten: "two kids" and "one of them" stay as they are."""
 
