@@ -153,10 +153,9 @@ def _unlike_examples(claim: Claim) -> bool:
 
 def one_reading(claims: list[Claim]) -> list[Claim]:
     """ "The 28th" is a date and a day of the month: the field that fits it better takes it."""
-    days = [c for c in claims if str(c.why.get("cue", "")).startswith("day '")]
     drop = set()
-    for day in days:
-        for other in (c for c in claims if c is not day and c.span == day.span):
-            worse = min(day, other, key=lambda c: float(c.why.get("points", 0.0)))
+    for day in (c for c in claims if c.profile.type == "number"):
+        for date in (c for c in claims if c.profile.type == "date" and c.span == day.span):
+            worse = min(day, date, key=lambda c: float(c.why.get("points", 0.0)))
             drop.add(id(worse))
     return [c for c in claims if id(c) not in drop]

@@ -313,10 +313,7 @@ def typed_claims(
             if value != mention.value:
                 why["converted"] = f"{mention.value} {mention.after.split()[0]}"
             if mention.type == "date":  # "the 13th" for a flight held for the 12th of a later month
-                phrase, today = (
-                    mention.how.partition("'")[2].rstrip("'"),
-                    ctx.turn.occurred_at.date(),
-                )
+                phrase, today = sentence[mention.start : mention.end], ctx.turn.occurred_at.date()
                 value = near_known(value, phrase, ctx.current.get(best.key), today)
                 why.update({"moved within its month": True} if value != mention.value else {})
             if in_thousands(best, mention, ctx.current):
