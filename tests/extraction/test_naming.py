@@ -3,9 +3,16 @@ make them, and the chit-chat that only looks like one."""
 
 from __future__ import annotations
 
+import datetime
+import functools
+from typing import Any
+
 import pytest
 
 from extraction.extractors.rules.naming import person_name
+from tests.extraction.dialogue import dialogue_facts
+
+MON = datetime.datetime(2026, 3, 2, 9, 0, tzinfo=datetime.UTC)
 
 
 @pytest.mark.parametrize(
@@ -17,6 +24,8 @@ from extraction.extractors.rules.naming import person_name
         ("I'm Priyanka Jain", "Priyanka Jain"),
         ("Mira here, calling about the boiler", "Mira"),
         ("Raj Malhotra speaking.", "Raj Malhotra"),
+        ("Yes. The owner is Marco Bellini.", "Marco Bellini"),
+        ("it's under the name Roy Ko", "Roy Ko"),
     ],
 )
 def test_introductions(text: str, name: str) -> None:
@@ -56,3 +65,22 @@ def test_a_lower_case_name_after_the_opening_line_counts_when_the_agent_greets_i
     # Words the reply happens to say are no greeting: "that's awesome, …" — "That's great!"
     chat = "hey! that's awesome, congrats on the job"
     assert person_name(chat, asked=False, opening=True, reply="That's great! Thanks.") is None
+
+
+HOLDER: list[dict[str, Any]] = [
+    {"key": "account_holder", "description": "Name of the person the water account is in",
+     "category": "profile", "type": "string"},
+    {"key": "pet_name", "description": "The dog's name", "category": "profile", "type": "string"},
+]  # fmt: skip
+
+
+def test_a_field_that_holds_the_users_name_under_another_word() -> None:
+    """ "account_holder", described as the person the account is in, takes the caller's name;
+    a pet's name field does not; someone calling for a relative gives no holder's name."""
+    say = functools.partial(dialogue_facts, start=MON, user="Ruth Obi", agent="Lee")
+    assert say([("a", "Aqualine, Lee speaking."), ("u", "Hi Lee, I'm Ruth Obi, there's a leak "
+                "by my meter")], HOLDER) == {"account_holder": "Ruth Obi"}  # fmt: skip
+    assert say([("a", "Whose name is the account under?"), ("u", "It's in my name, Ruth Obi")],
+               HOLDER) == {"account_holder": "Ruth Obi"}  # fmt: skip
+    assert say([("u", "Hello, I'm Tunde Obi, calling for my mum, the account's in her name")],
+               HOLDER) == {}  # fmt: skip

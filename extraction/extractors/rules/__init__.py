@@ -37,7 +37,7 @@ from extraction.extractors.rules.keep import implausible, keep_last_per_field, o
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
-from extraction.extractors.rules.owners import agreed_on, inside, picked, taken_up
+from extraction.extractors.rules.owners import agreed_on, inside, nth_offer, picked, taken_up
 from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
@@ -273,6 +273,8 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     stated = {c.profile.key for c in claims}
     out: list[Claim] = []
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []
+    if (nth := nth_offer(prompt.proposals, text)) and not refused:  # "the second one"
+        offered = [nth]
     # "Your debit is £145 a month. I'd suggest £118." — "Yes": the value its sentence offers,
     # unless the reply picks the other by its words ("… to your card. Or store credit?" — "card")
     said = set(re.findall(r"[a-z]{4,}", text.lower()))

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from extraction.extractors.rules.persons import users_name
 from memory.embedding import embed
 
 GENERIC = frozenset(
@@ -323,12 +324,7 @@ def _profile(f: dict[str, Any], vector: np.ndarray, example_vectors: np.ndarray)
         + " "
         + re.sub(r"\([^)]*\)", "", f.get("description", "")).lower()
     )
-    person_name = f["type"] == "string" and bool(
-        re.fullmatch(r"(?:[a-z]+_)?name", f["key"])
-        and not re.search(r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|"
-                          r"builder|bank|hotel|school|landlord|spouse|wife|husband|partner|emergency|gp|dentist|solicitor|"
-                          r"nominee|beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b", haystack)
-    )  # fmt: skip
+    person_name = f["type"] == "string" and users_name(f["key"], haystack)
     # Examples written in lower case ("in the blue recycling box") overrule a description's
     # hint ("Where the driver may leave parcels"): the values are phrases, not names.
     phrases = bool(templates) and not any(t.value[:1].isupper() for t in templates)

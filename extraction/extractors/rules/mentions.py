@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from extraction.extractors.rules.amounts import Amount, money_in, numbers_in
+from extraction.extractors.rules.choices import said_choices
 from extraction.extractors.rules.dates import dates_in
 from extraction.extractors.rules.fields import GENERIC, Profile, stem
+from extraction.extractors.rules.states import hoped, is_status, said_states, unsure
 
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
 
@@ -57,6 +59,10 @@ _INDIFFERENT = re.compile(
 _INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pref)\b", re.I)
 
 
+# "call me Olu": how someone is named, not a phone call
+_NAMING = re.compile(r"\bcall (?:me|him|her|us)\s+(?-i:[A-Z])", re.I)
+
+
 def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     """Choices of an enum field named in the sentence: the whole choice ("ready to move"), or a
     word only that choice has ("the 599 plan", "unlimited")."""
@@ -72,21 +78,34 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
             + r"(?:s|es)?\b"
         )
         match = re.search(pattern, lowered)
-        if match:
+        if match and not (is_status(profile) and hoped(lowered, match.start())):
             out.append(Mention("enum", choice, match.start(), match.end(), f"choice '{choice}'"))
     # "premium economy" names one choice, not "economy" as well
     out = [m for m in out if not any(o is not m and o.start <= m.start and m.end <= o.end
                                      and o.end - o.start > m.end - m.start for o in out)]  # fmt: skip
+    # "face to face please", "ring me, I never check email": choices in everyday words too
+    out += [Mention("enum", c, s, e, f"saying '{sentence[s:e]}' is '{c}'")
+            for c, s, e in said_choices(sentence.replace("-", " "), choices)
+            if not any(m.value == c or (m.start < e and s < m.end) for m in out)]  # fmt: skip
+    out.sort(key=lambda m: m.start)
     if not out and _INDIFFERENT.search(lowered):  # "don't mind really": the choice that says so
         out = [Mention("enum", c, 0, len(lowered), f"indifferent: '{c}'") for c in choices
                if _INDIFFERENT_CHOICE.search(c)][:1]  # fmt: skip
     if out:
         return out
+    # "it finally arrived": a status said in other words, the last one the sentence says
+    states = said_states(sentence, profile)
+    if states:
+        return [Mention("enum", c, s, e, f"state '{sentence[s:e]}' is '{c}'")
+                for c, s, e in states[-1:]]  # fmt: skip
+    if unsure(sentence, profile):
+        return []
     sentence_words = [stem(w) for w in re.findall(r"[a-z0-9]+", lowered)]
     for choice in choices:
         own = [w for w in words[choice] if sum(w in v for v in words.values()) == 1 and len(w) > 2
                and w not in GENERIC]  # fmt: skip
-        hit = next((w for w in own if w in sentence_words), None)
+        hit = next((w for w in own if w in sentence_words
+                    and not (w == "call" and _NAMING.search(sentence))), None)  # fmt: skip
         if hit:
             at = lowered.find(hit[:4])
             out.append(

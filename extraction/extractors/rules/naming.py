@@ -134,7 +134,11 @@ _GREETING = re.compile(
 _SALUTATION = re.compile(rf"^\W*(?:{_SALUTATIONS})\b", re.I)
 _INTRO = re.compile(
     r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
-    r"myself|call me|you're speaking (?:to|with)|speaking with)\s+",
+    r"myself|call me|you're speaking (?:to|with)|speaking with|"
+    # "It's in my name, Eileen Hargreaves", "The owner is Marco Bellini", "under the name Roy Ko"
+    r"(?:(?:it's|its|it is|the account's|the account is|all)\s+)?(?:in|under) my name,?(?:\s+it's)?|"
+    r"the (?:owner|account holder|policy ?holder|name on the (?:account|booking|policy)) is|"
+    r"(?:it's\s+|its\s+)?under the name(?: of)?)\s+",
     re.I,
 )
 _STATE_INTRO = re.compile(r"^\W*(?:i'm|im|i am)\s+", re.I)  # as often "I'm tired" as a name

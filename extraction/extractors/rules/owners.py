@@ -159,3 +159,28 @@ def agreed_on(mention: Any, reply: str) -> bool:
         if named and _YES.search(lowered) and not denies(clause.strip()):
             return True
     return False
+
+
+_NTH = re.compile(
+    r"^\W*(?:(?:um+|er+|hmm+|ok(?:ay)?|well|so|oh)\W+)*(?:i'?d (?:go for|take|say|prefer) |"
+    r"let'?s (?:go for|do) )?(?:the\s+)?(first|second|third|last|latter|former)"
+    r"(?:\s+(?:one|option|choice))?\b(?!\s+(?:time|week|day|month|year|of|visit|session))",
+    re.I,
+)
+_PLACE = {"first": 0, "former": 0, "second": 1, "third": 2, "last": -1, "latter": -1}
+
+
+def nth_offer(proposals: list[Any], reply: str) -> Any | None:
+    """The proposal a reply picks by its place ("Fixed or variable?" — "the second one"): of
+    one field's choices offered in one sentence, in the order they were said."""
+    match = _NTH.match(reply)
+    fields = {id(p) for p, _, _ in proposals}
+    if not match or len(fields) != 1 or len({m.sentence for _, m, _ in proposals}) != 1:
+        return None
+    listed = sorted(proposals, key=lambda t: t[1].start)
+    place = _PLACE[match.group(1).lower()]
+    if len(listed) < 2 or place >= len(listed) or (place == 2 and len(listed) < 3):
+        return None
+    if match.group(1).lower() in ("latter", "former") and len(listed) != 2:
+        return None
+    return listed[place]

@@ -299,7 +299,9 @@ class Qualifiers:
                 return other, "'the other'"
         if PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
             recent = self._recent(claim.profile) or (
-                self._only_stored(claim.profile) if agent or "answers" in claim.why else None
+                self._only_stored(claim.profile)
+                if agent or "answers" in claim.why or "state" in claim.why  # "all sorted now"
+                else None
             )
             if recent:
                 return recent, "the one said last"

@@ -37,6 +37,7 @@ from extraction.extractors.rules.measures import (
 )
 from extraction.extractors.rules.mentions import Mention
 from extraction.extractors.rules.prompts import Prompt
+from extraction.extractors.rules.states import status_said
 
 ACCEPT = 1.0  # points a field needs to take a value
 ANSWER_BONUS = 1.6  # the agent just asked about this field (first sentence of the reply)
@@ -45,6 +46,7 @@ ONLY_FIELD_BONUS = 0.6  # the schema's only field of this type
 SIMILARITY_WEIGHT = 1.2
 PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
 TOPIC_BONUS = 1.0
+STATE_BONUS = 1.0  # a status said as where its thing stands (states.status_said)
 MOVED_BONUS = 1.0  # "moved it to Friday the 13th": a new date for a field that has one
 # "leadership moved it to", "can we push it to", "rescheduled for": a date that replaces one
 _MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"
@@ -170,6 +172,10 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             )
     if sum(p.type == profile.type for p in ctx.fields) == 1:
         points += ONLY_FIELD_BONUS
+    asked = prompt.turn.text if prompt else ""
+    if status_said(profile, ctx.fields, mention, sentence, asked, ctx.current, ctx.things):
+        points += STATE_BONUS  # "I got my money back": the one status that can be refunded
+        why["state"] = mention.how
     if (
         mention.type == "date"
         and profile.key in ctx.current

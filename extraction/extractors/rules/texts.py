@@ -9,6 +9,7 @@ import re
 from core.text import sentences
 from extraction.extractors.rules.acts import (
     CORRECTION,
+    RELATIONS,
     STATEMENT,
     accepts,
     clauses,
@@ -37,9 +38,19 @@ def text_claim(ctx: Context, profile: Profile, value: object, source: str, at: i
     return Claim(profile, value, source, turns, (ctx.index, at), why, clause=clause, span=(at, at))
 
 
+_FOR_SOMEONE = re.compile(
+    rf"\b(?:calling|ringing|phoning|here|writing|asking) (?:for|on behalf of) (?:my|our) "
+    rf"(?:\w+ )?(?:{RELATIONS})\b|\bon (?:my|our) (?:{RELATIONS})'s behalf\b|"
+    r"\b(?:account|policy|booking)(?:'s| is) in (?:her|his|their) name\b",
+    re.I,
+)
+
+
 def name_claims(ctx: Context) -> list[Claim]:
     asked = {p.key for p, _, _ in ctx.prompt.asked} if ctx.prompt else set()
     out = []
+    if _FOR_SOMEONE.search(ctx.turn.text):  # "I'm Philip, calling for my mum, it's her account"
+        return []
     for profile in ctx.fields:
         if not profile.person_name:
             continue

@@ -1,0 +1,159 @@
+"""An enum choice said in everyday words: "face to face" for *in person*, "over Zoom" for
+*online*, "ring me" for *phone call*, "veggie" for *vegetarian*. A choice is matched to one of the
+sayings below by its words; a sentence that says it names the choice when exactly one choice of
+the field is that saying. General English, not any one schema's wording: a schema teaches its
+own through its choices' words and its examples.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from extraction.extractors.rules.fields import stem
+
+# meaning: (the choices that are it, as written; how it is said without them)
+_SAYINGS: Table = {
+    "in person": (
+        (
+            "in person",
+            "in-person",
+            "face to face",
+            "onsite",
+            "on site",
+            "in office",
+            "in the office",
+            "at the centre",
+            "at the clinic",
+            "offline",
+            "in clinic",
+            "in store",
+        ),
+        r"face[\s-]to[\s-]face|in[\s-]person|(?:come|pop|drop) (?:in|by|into|over|down)|"
+        r"come to (?:the|your) (?:office|centre|center|clinic|branch|studio|school|shop|store)|"
+        r"at (?:the|your) (?:office|centre|center|clinic|branch|studio|school)|on[\s-]?site",
+    ),
+    "online": (
+        ("online", "remote", "virtual", "video", "video call", "zoom", "over video"),
+        r"zoom|(?:ms |microsoft )?teams|skype|google meet|video(?: call| link| chat)?|"
+        r"remote(?:ly)?|virtual(?:ly)?|over the internet|on my laptop|webcam",
+    ),
+    "hybrid": (("hybrid", "mixed", "both", "blended"), r"mix of (?:both|the two)|bit of both"),
+    "phone call": (
+        ("phone call", "phone", "call", "telephone", "voice call", "by phone"),
+        r"ring me|call me\b(?!\s+(?-i:[A-Z]))|phone me|give me a (?:call|ring|bell)|by phone|"
+        r"on the phone|over the phone|a call\b",
+    ),
+    "text message": (
+        ("text message", "text", "sms", "texts", "by text"),
+        r"text me|(?:by|a|via) text\b|sms|drop me a text|send me a text|texting",
+    ),
+    "email": (("email", "e-mail", "by email", "mail"), r"e-?mail me|(?:by|via|an) e-?mail"),
+    "whatsapp": (("whatsapp", "whats app"), r"whats ?app|wa message"),
+    "pickup": (
+        (
+            "pickup",
+            "pick up",
+            "collect",
+            "collection",
+            "click and collect",
+            "in-store pickup",
+            "store pickup",
+        ),
+        r"collect (?:it|them|myself|in store|from (?:the|your))|(?:i'll|i will|i can|i'd) "
+        r"collect|pick (?:it|them) up|come (?:in|by) for (?:it|them)|call in for (?:it|them)",
+    ),
+    "delivery": (
+        ("delivery", "delivered", "home delivery", "deliver", "courier", "post", "shipping"),
+        r"deliver (?:it|them)|(?:post|send|ship|courier|bring) (?:it|them) (?:to me|over|round|"
+        r"to my)|to my (?:door|house|flat|home|address)|have it delivered",
+    ),
+    "vegetarian": (
+        ("vegetarian", "veg", "veggie", "vegetarian meal"),
+        r"veggie|don't eat (?:any )?meat|no meat|meat[\s-]free|vegetarian",
+    ),
+    "vegan": (
+        ("vegan", "plant based", "plant-based", "vegan meal"),
+        r"plant[\s-]based|no animal products|vegan",
+    ),
+    "no preference": (
+        ("no preference", "either", "any", "no pref", "don't mind", "flexible", "whichever"),
+        r"either(?:'s| is| one| way| works| will do)|any (?:is|will do|works)|not bothered|"
+        r"both (?:are )?fine|no preference|whichever",
+    ),
+    "variable": (("variable", "floating", "variable rate"), r"float(?:ing)?\b|variable"),
+    "fixed": (("fixed", "fixed rate"), r"lock (?:it|the rate|in)|locked[\s-]in|fixed"),
+    "card": (
+        ("card", "credit card", "debit card", "by card", "card payment"),
+        r"(?:by|on|with|pay with) (?:my |a )?(?:card|credit card|debit card|visa|mastercard|amex)|"
+        r"contactless|apple pay|google pay",
+    ),
+    "bank transfer": (
+        ("bank transfer", "transfer", "wire", "wire transfer", "direct transfer", "bacs"),
+        r"bank transfer|transfer (?:it|the money)|wire (?:it|the money)|bacs|neft|imps",
+    ),
+    "cash": (("cash", "in cash"), r"(?:in|with|pay) cash|cash on delivery"),
+}
+
+
+Table = dict[str, tuple[tuple[str, ...], str]]  # meaning: (choices that are it, how it is said)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def meaning_of(table: Table, choice: str, partial: bool = False) -> str | None:
+    """The meaning a choice is: the one that lists it as written, else as stemmed words; with
+    ``partial``, else the one whose words it holds most of ("refund issued to card" holds
+    "refund issued")."""
+    written = " ".join(re.findall(r"[a-z0-9]+", choice.lower().replace("-", " ")))
+    for meaning, (names, _) in table.items():
+        if written in {n.replace("-", " ") for n in names}:
+            return meaning
+    words = _words(choice)
+    best, size = None, 0
+    for meaning, (names, _) in table.items():
+        for name in names:
+            own = _words(name)
+            if own == words:
+                return meaning
+            if partial and set(own) <= set(words) and len(own) > size:
+                best, size = meaning, len(own)
+    return best
+
+
+def meanings_said(table: Table, sentence: str, choices: list[str], partial: bool = False,
+                  skip: Callable[[str, int], bool] | None = None) -> list[tuple[str, int, int]]:  # fmt: skip
+    """(choice, start, end) of each meaning the sentence says in its words, for the choice
+    that is that meaning when exactly one is; a longer saying holds a shorter one inside it
+    ("sent it back" is not also "sent"). ``skip(meaning, start)``: a saying not to count."""
+    by_meaning: dict[str, list[str]] = {}
+    for choice in choices:
+        meaning = _cached(table, choice, partial)
+        if meaning:
+            by_meaning.setdefault(meaning, []).append(choice)
+    found = []
+    for meaning, named in by_meaning.items():
+        if len(named) != 1:
+            continue
+        for match in re.finditer(rf"\b(?:{table[meaning][1]})\b", sentence, re.I):
+            if skip is None or not skip(meaning, match.start()):
+                found.append((named[0], match.start(), match.end()))
+    return [f for f in found if not any(o is not f and o[1] <= f[1] and f[2] <= o[2]
+                                        and o[2] - o[1] > f[2] - f[1] for o in found)]  # fmt: skip
+
+
+_MEANINGS: dict[tuple[int, str, bool], str | None] = {}
+
+
+def _cached(table: Table, choice: str, partial: bool) -> str | None:
+    key = (id(table), choice, partial)
+    if key not in _MEANINGS:
+        _MEANINGS[key] = meaning_of(table, choice, partial)
+    return _MEANINGS[key]
+
+
+def said_choices(sentence: str, choices: list[str]) -> list[tuple[str, int, int]]:
+    """(choice, start, end) of each choice the sentence says in everyday words."""
+    return meanings_said(_SAYINGS, sentence, choices)

@@ -1,0 +1,26 @@
+"""Whether a text field holds the user's own name: a key that is a name ("name",
+"customer_name"), or one that holds the person the account is in under another word
+("account_holder": "Name of the person the account is in"; "member": "The member's full
+name"); never someone else's (a pet's, a child's, a doctor's, an emergency contact's)."""
+
+from __future__ import annotations
+
+import re
+
+_HOLDER_NAME = re.compile(
+    r"\bname of the (?:person|customer|client|user|caller|member|holder|account holder|"
+    r"policy ?holder|patient|applicant)\b|\b(?:customer|client|caller|user|member|holder|patient|"
+    r"applicant|guest|tenant|student|subscriber)'s (?:full )?name\b"
+)
+_SOMEONE_ELSES = re.compile(
+    r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|builder|bank|"
+    r"hotel|school|landlord|spouse|wife|husband|partner|emergency|gp|dentist|solicitor|nominee|"
+    r"beneficiary|guarantor|referee|reference|vet|tutor|teacher)\b"
+)
+
+
+def users_name(key: str, about: str) -> bool:
+    """``about``: the field's key and description as lower-case words, without the examples of
+    its qualifiers."""
+    named = re.fullmatch(r"(?:[a-z]+_)?name", key) or _HOLDER_NAME.search(about)
+    return bool(named) and not _SOMEONE_ELSES.search(about)
