@@ -227,3 +227,32 @@ def test_a_plate_after_reg_is_one_code_and_a_day_out_is_not_a_refusal_of_anythin
     groom = _facts([("a", "Shall I book Rolo in for a full groom?"),
                     ("u", "Yes please, my husband's out so I'll bring Rolo myself.")], SALON)  # fmt: skip
     assert groom["groom_package"] == "full groom"
+
+
+CLINIC: list[dict[str, Any]] = [
+    {"key": "next_appointment", "description": "Date of the patient's next appointment", "category": "temporal", "type": "date"},
+    {"key": "last_visit", "description": "Date of the patient's last visit", "category": "temporal", "type": "date"},
+]  # fmt: skip
+
+
+def test_a_slot_picked_from_those_offered_by_its_weekday() -> None:
+    """ "I've got Wednesday the 22nd or Friday the 24th. Which suits?" — "Friday's better": the
+    Friday offered, for the field that can take a day ahead (not the last visit)."""
+    turns = [("a", "I've got Wednesday the 20th at 9 or Friday the 22nd at 4. Which suits?"),
+             ("u", "Friday's better for me")]  # fmt: skip
+    assert _facts(turns, CLINIC) == {"next_appointment": "2026-05-22"}
+
+
+def test_a_day_offered_to_move_a_held_date_is_taken_with_a_yes() -> None:
+    turns = [("u", "I need to move my appointment, sorry"), ("a", "No problem. How about Tuesday the 26th?"),
+             ("u", "Yes, that's fine")]  # fmt: skip
+    assert _facts(turns, CLINIC, {"next_appointment": "2026-05-19"}) == {
+        "next_appointment": "2026-05-26"
+    }
+
+
+def test_a_month_said_as_gone_by_and_a_week_on_a_weekday() -> None:
+    assert _facts([("a", "When were you last seen?"), ("u", "Back in January, the 9th")],
+                     CLINIC) == {"last_visit": "2026-01-09"}  # fmt: skip
+    assert _facts([("u", "Can I come in a week on Thursday?"), ("a", "Yes, booked.")],
+                     CLINIC)["next_appointment"] == "2026-05-21"  # fmt: skip

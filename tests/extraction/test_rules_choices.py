@@ -59,3 +59,24 @@ def test_a_choice_picked_by_its_place() -> None:
     assert facts == {"payment_method": "card"}
     assert _facts([("a", "Card or cash?"), ("u", "The first time I paid cash")],
                   CATERING).get("payment_method") == "cash"  # fmt: skip
+
+
+GARAGE: list[dict[str, Any]] = [
+    {"key": "hire_car", "description": "Category of the courtesy car", "category": "temporal",
+     "type": "enum", "choices": ["small", "estate", "van"]},
+    {"key": "service_level", "description": "Service package booked", "category": "temporal",
+     "type": "enum", "choices": ["basic", "standard", "full"]},
+]  # fmt: skip
+
+
+def test_a_choice_not_to_be_had_is_not_the_one_offered() -> None:
+    """ "We've no estates left, I can give you a van": the van is offered, and taken."""
+    facts = _facts([("a", "We've no more estates today, but I can give you a van instead."),
+                    ("u", "Lovely, thanks")], GARAGE)  # fmt: skip
+    assert facts["hire_car"] == "van"
+
+
+def test_a_choice_word_before_another_things_noun_is_no_choice() -> None:
+    assert _facts([("u", "Is it standard practice to keep the car overnight?"),
+                   ("a", "Yes, usually.")], GARAGE) == {}  # fmt: skip
+    assert _facts([("u", "I want the full service this time")], GARAGE) == {"service_level": "full"}

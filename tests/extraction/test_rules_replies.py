@@ -155,3 +155,13 @@ def test_the_value_a_question_offers_instead_of_another_is_the_one_taken_up() ->
     facts = _facts([("u", "Could I drop to 10 hours a week instead of 15?"), ("a", "Sure, 10 hours from next week.")],
                    SCHOOL)  # fmt: skip
     assert facts["hours_per_week"] == 10
+
+
+def test_the_users_own_words_after_someone_elses_take_the_value() -> None:
+    """ "my wife agrees, we'll go up to £1,900": the user's budget; "my brother earns 90k, I
+    think" stays the brother's."""
+    facts = _facts([("a", "Did you talk the rent over at home?"),
+                    ("u", "Yes, my wife agrees, we'll go up to £1,900 a month")], LETTING)  # fmt: skip
+    assert facts["monthly_rent_budget"] == {"amount": 1900, "currency": "GBP"}
+    facts = _facts([("u", "My brother pays £2,300 a month, I think, for his place")], LETTING)
+    assert "monthly_rent_budget" not in facts

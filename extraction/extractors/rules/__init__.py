@@ -32,12 +32,19 @@ from extraction.extractors.rules.currency import (
     dollar_meant,
     fill_currency,
 )
-from extraction.extractors.rules.fields import Profile, profiles
+from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import implausible, keep_last_per_field, one_reading
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names
-from extraction.extractors.rules.owners import agreed_on, inside, nth_offer, picked, taken_up
+from extraction.extractors.rules.owners import (
+    agreed_on,
+    inside,
+    nth_offer,
+    picked,
+    snap_to_offer,
+    taken_up,
+)
 from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
@@ -199,13 +206,20 @@ class _Reader:
             valued = any(
                 found for _, _, found in said
             )  # "Yes. It was 85 …": the first value answers
-            bare = (
+            bare = (  # "They knocked 50 off the excess": a money field named is money said
                 (asked_money and not valued) or bool(MONEY_WORDS.search(sentence)) or money_before
-            )
+                or any(p.type == "money" and p.key_words & set(content_words(sentence))
+                       for p in self.fields)
+            )  # fmt: skip
             said.append((sentence, at, typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields,
                                                         self.currency, bare_money=bare, context=context,
                                                         counted=counted and not asked_money)))  # fmt: skip
         self.note_money(ctx.turn.text)
+        if prompt and prompt.proposals:  # "Thursday please": the Thursday offered
+            said = [
+                (s, at, [snap_to_offer(m, s, prompt.proposals) for m in found])
+                for s, at, found in said
+            ]
         claims = one_reading(typed_claims(ctx, said))
         for claim in claims:  # "How many travelling?" — "me, my wife and our two kids": 4
             size = party_size(ctx.turn.text) if counts_people(claim.profile) else None
@@ -269,7 +283,9 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         return []
     text = ctx.turn.text
     refused = denies(text)
-    agreed = accepts(text, weak=bool(prompt.kind))  # "Great." accepts an offer, not a statement
+    agreed = accepts(
+        text, weak=bool(prompt.kind) or prompt.offers
+    )  # "Great." accepts an offer, not a statement
     stated = {c.profile.key for c in claims}
     out: list[Claim] = []
     offered = prompt.proposals if prompt.kind != "alt" and agreed and not refused else []

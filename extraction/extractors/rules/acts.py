@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
+
+from extraction.extractors.rules.fields import stem
 
 _AUX = (r"do|does|did|is|are|was|were|can|could|would|will|shall|should|may|might|have|has|"
         r"had|am|any|anything|got|need|want")  # fmt: skip
@@ -157,9 +160,15 @@ def small_talk(text: str) -> bool:
     return bool(SMALL_TALK.match(text.strip()))
 
 
-def third_party(clause: str) -> re.Match[str] | None:
-    """Whether the clause speaks of someone else's things ("my cousin paid 1.1 crore")."""
-    return THIRD_PARTY.search(clause)
+def third_party(clause: str, words: Collection[str] = ()) -> re.Match[str] | None:
+    """Whether the clause speaks of someone else's things ("my cousin paid 1.1 crore"); a
+    capitalised word's "'s" that is a word of the field (``words``, stems) is no one's:
+    "Budget's 15k"."""
+    for match in THIRD_PARTY.finditer(clause):
+        possessive = re.match(r"([A-Z][a-z]+)'s\s", match.group(0))
+        if not (possessive and stem(possessive.group(1)) in words):
+            return match
+    return None
 
 
 def clauses(sentence: str) -> list[tuple[int, int]]:
@@ -184,3 +193,17 @@ STATEMENT = re.compile(
     r"(?!\d)(?:\w+ly\s+)?\w+|\w+ing\s+(?:\w+\s+){0,3}(?:has|have|had|is|was)\s+been)\b",
     re.I,
 )
+
+
+def own_after(clause: str, end: int, value: int) -> bool:
+    """ "my cousin is buying too, so our budget …", "my boss moved it, please make it …", "my
+    wife agrees, we'll go up to …": the user's own words after the other's, before the value."""
+    return bool(
+        re.search(
+            r"\b(so|but|and)\s+(i|we|my|our)\b|"
+            r"[,;]\s*(?:(?:now|then|ok|okay|yes|yeah)\W+)?(?:i|we|our)\b(?:'ll|'ve|'d|'re|'m)?(?!\s+(?:he|she))|"
+            r"\b(?:please\s+)?(?:make|move|change|put|book|set|push) it\b",
+            clause[end:value],
+            re.I,
+        )
+    )

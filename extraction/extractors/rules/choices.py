@@ -81,6 +81,21 @@ _SAYINGS: Table = {
         r"either(?:'s| is| one| way| works| will do)|any (?:is|will do|works)|not bothered|"
         r"both (?:are )?fine|no preference|whichever",
     ),
+    "none": (
+        ("none", "no", "nothing", "not needed", "no cover", "declined", "opted out"),
+        r"neither(?: of (?:them|those|the two))?|none of (?:them|those|the above)|"
+        r"don't (?:need|want) (?:either|any of (?:them|those))",
+    ),
+    "morning": (
+        ("morning", "mornings", "am", "early morning", "before work"),
+        r"before work|first thing|early (?:on|in the day)|mornings?",
+    ),
+    "afternoon": (("afternoon", "afternoons", "after lunch"), r"after lunch|afternoons?"),
+    "lunchtime": (("lunchtime", "lunch", "midday", "noon"), r"lunch ?(?:time|break)?|midday|noon"),
+    "evening": (
+        ("evening", "evenings", "after work", "night", "pm"),
+        r"after work|after (?:5|6|7|five|six|seven)(?:\s?pm)?|evenings?|tonight|nights?",
+    ),
     "variable": (("variable", "floating", "variable rate"), r"float(?:ing)?\b|variable"),
     "fixed": (("fixed", "fixed rate"), r"lock (?:it|the rate|in)|locked[\s-]in|fixed"),
     "card": (

@@ -30,7 +30,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?:the\s+)?{_DAY}(?:\s+of)?\s+(?P<mon>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
         re.I)),
     ("mdy", re.compile(
-        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?P<mon>{_MONTH})\.?\s+(?:the\s+)?{_DAY}\b(?!\s*(?:%|percent|mg|kg|km|am|pm|lakh|k\b))(?:,?\s+(?P<y>\d{{4}}))?",
+        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?P<mon>{_MONTH})\.?,?\s+(?:the\s+)?{_DAY}\b(?!\s*(?:%|percent|mg|kg|km|am|pm|lakh|k\b))(?:,?\s+(?P<y>\d{{4}}))?",
         re.I)),
     ("numeric", re.compile(r"\b(?P<d>[0-3]?\d)/(?P<m>[01]?\d)/(?P<y>\d{4})\b")),
     ("simple", re.compile(
@@ -42,6 +42,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in", re.compile(rf"\b(?:in\s+)?{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I)),
     ("weekday", re.compile(
         rf"\b(?:(?P<which>next|last|this|coming|on|by|until|till|from)\s+)?(?P<wd>{_WEEKDAY})\b(?:\s+(?P<next>next week|after next))?", re.I)),
+    ("weekon", re.compile(rf"\ba week (?:on|from|this|come) (?P<wd>{_WEEKDAY})\b|\b(?P<wd2>{_WEEKDAY}) week\b", re.I)),
     ("period", re.compile(
         r"\b(?P<which>next|last|this|coming)\s+(?P<what>week|weekend|month|year)\b", re.I)),
     ("end", re.compile(
@@ -123,6 +124,9 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
         if g["next"]:
             delta += 7
         return today + datetime.timedelta(days=delta)
+    if kind == "weekon":  # "a week on Saturday", "Saturday week": the Saturday after next
+        delta = (WEEKDAYS.index((g["wd"] or g["wd2"]).lower()) - today.weekday()) % 7 or 7
+        return today + datetime.timedelta(days=delta + 7)
     if kind == "period":
         step = {"last": -1, "next": 1, "coming": 1, "this": 0}[g["which"].lower()]
         what = g["what"].lower()
@@ -193,6 +197,9 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
+        if (day is not None and day > today and kind in ("dmy", "mdy", "month")
+                and not match.groupdict().get("y") and _BACK.search(text, 0, start)):  # fmt: skip
+            day = day.replace(year=day.year - 1)  # "back in February", said in April
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -202,6 +209,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
     return _in_month_said(sorted(found, key=lambda f: f.start))
 
 
+_BACK = re.compile(r"\bback\s*(?:in|on|around|at)?\s*$", re.I)  # "back in February": gone by
 _PAST_VERB = re.compile(
     r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
     r"\w{3,}ed)\b",
@@ -291,3 +299,39 @@ def near_known(day: str, phrase: str, known: str | None, today: datetime.date) -
     except ValueError:
         return day
     return moved.isoformat() if abs((moved - held).days) <= 20 and moved >= today else day
+
+
+_AHEAD = re.compile(
+    r"\b(next|upcoming|planned|scheduled|due|will|appointment|visit|pick ?up|"
+    r"deliver|renew|start|move|arriv|depart|return|settle|expir|deadline|interview)",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(birth|born|dob|last|previous|happened|incident|accident|date of the|since|"
+    r"bought|purchased|joined|started|took place)",
+    re.I,
+)
+
+
+# "last visit", "previous service", "most recent dose": a time gone by (not "last working day")
+_LAST = re.compile(
+    r"\b(?:last|previous|most recent)\s+(?:\w+\s+)?(?:visit|appointment|service|check|checkup|"
+    r"contact|payment|order|purchase|dose|reading|claim|trip|stay|seen|session|treatment)",
+    re.I,
+)
+
+
+def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
+    """Whether a date field cannot take the day: one about what lies ahead takes no date years
+    back ("born May 3rd 1958" is no pickup date), a birth date or a last visit none ahead (a
+    slot offered for Thursday is no last visit). ``about``: the field's key and description as
+    words."""
+    date = datetime.date.fromisoformat(day[:10])
+    if _LAST.search(f"{key.replace('_', ' ')} {about}"):  # "last_visit": one gone by
+        return date > today + datetime.timedelta(days=1)
+    ahead = _AHEAD.search(key.replace("_", " "))  # "next_pickup", whatever its text says
+    if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
+        return date < today - datetime.timedelta(days=31)
+    if re.search(r"\b(birth|born|dob)\b", about, re.I):
+        return date > today
+    return False

@@ -58,6 +58,8 @@ THESAURUS: dict[str, str] = {
     "visit": "visit see viewing tour show homes",
     "smok": "smoke smoking cigarettes",
     "pet": "dog cat dogs cats",
+    "check.in": "arrive arriving arrival arrives",
+    "check.out": "leave leaving depart departing departure",
     "destination": "going travel trip fly visiting",
     "hotel": "stay staying hotel",
     "seat": "window aisle",

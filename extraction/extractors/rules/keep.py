@@ -17,6 +17,27 @@ _TOTAL = re.compile(
 )
 
 
+# "was 5k but they raised it to 8k", "went up to", "now": the value after is the new one.
+_CHANGED = re.compile(
+    r"\b(?:(?:rais|increas|lower|reduc|drop|cut|bump|chang|upp|mov|extend|shorten)(?:ed|e|s)?|"
+    r"went (?:up|down)|gone (?:up|down)|come down|came down)\b[^.;!?]{0,25}\bto\s+(?:about\s+)?$"
+    r"|\bnow\s+(?:it's\s+|its\s+|is\s+)?$"
+    r"|\b(?:so|which makes|making|bringing|taking|leaving)\s+(?:it|that|the \w+|us)?\s*"
+    r"(?:'s|is|at|to|down to|up to)?\s*$",
+    re.I,
+)
+
+
+_WISHED = re.compile(r"\b(?:like|want|wants|wish|hope|hoping|need|could|can|would|please|ask|"
+                     r"asking|asked)\b|'d\b", re.I)  # fmt: skip
+
+
+def changed(between: str) -> bool:
+    """Whether the words between two values say the second replaced the first: done ("they
+    raised it to"), not wished for ("I'd like it raised to")."""
+    return bool(_CHANGED.search(between)) and not _WISHED.search(between)
+
+
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
     """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
     the later one, and so does a total after its parts ("45 euro. So together 425"); a value
@@ -42,6 +63,9 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
         if len(mine) > 1 and takes_back(between):
             chosen = mine[-1]
             chosen.why["corrects"] = str(mine[0].value)
+        elif len(mine) > 1 and changed(text[mine[-2].span[1] : mine[-1].span[0]]):
+            chosen = mine[-1]  # "my limit was 5k but they raised it to 8k": the new one
+            chosen.why["changed"] = str(mine[-2].value)
         elif len(mine) > 1 and _TOTAL.search(text[mine[-2].span[1] : mine[-1].span[0]]):
             chosen = mine[-1]  # "…, 45 euro. So together 425.": the sum of what was said
             chosen.why["total"] = True

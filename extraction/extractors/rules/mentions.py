@@ -11,7 +11,7 @@ from typing import Any
 from extraction.extractors.rules.amounts import Amount, money_in, numbers_in
 from extraction.extractors.rules.choices import said_choices
 from extraction.extractors.rules.dates import dates_in
-from extraction.extractors.rules.fields import GENERIC, Profile, stem
+from extraction.extractors.rules.fields import GENERIC, Profile, cue_score, stem
 from extraction.extractors.rules.states import hoped, is_status, said_states, unsure
 
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
@@ -63,6 +63,67 @@ _INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pre
 _NAMING = re.compile(r"\bcall (?:me|him|her|us)\s+(?-i:[A-Z])", re.I)
 
 
+# Words a choice may stand before and still be the choice ("standard one", "premium please").
+_AFTER_CHOICE = frozenset(
+    [
+        "one",
+        "ones",
+        "option",
+        "options",
+        "plan",
+        "plans",
+        "package",
+        "packages",
+        "tier",
+        "version",
+        "please",
+        "thanks",
+        "thank",
+        "then",
+        "too",
+        "though",
+        "instead",
+        "now",
+        "again",
+        "really",
+        "yesterday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "already",
+        "last",
+        "earlier",
+        "later",
+        "soon",
+        "fine",
+        "works",
+        "sounds",
+        "seems",
+        "looks",
+        "suits",
+        "because",
+        "since",
+        "but",
+        "cos",
+    ]
+)
+
+
+def _of_another(lowered: str, end: int, profile: Profile) -> bool:
+    """Whether a one-word choice stands before a noun of something else, as its adjective:
+    "standard procedure", "email address", "cash machine" (not a status: "delivered safely")."""
+    after = re.match(r"\s+([a-z]{3,})\b", lowered[end:])
+    if not after or is_status(profile):
+        return False
+    word = after.group(1)
+    return not (
+        word in GENERIC
+        or word in _AFTER_CHOICE
+        or stem(word) in profile.words
+        or re.fullmatch(r"[a-z]+(?:ly|ing|ed)", word)
+    )
+
+
 def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     """Choices of an enum field named in the sentence: the whole choice ("ready to move"), or a
     word only that choice has ("the 599 plan", "unlimited")."""
@@ -78,6 +139,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
             + r"(?:s|es)?\b"
         )
         match = re.search(pattern, lowered)
+        if match and " " not in choice.strip() and _of_another(lowered, match.end(), profile):
+            continue  # "standard procedure", "email address": a word of another thing
         if match and not (is_status(profile) and hoped(lowered, match.start())):
             out.append(Mention("enum", choice, match.start(), match.end(), f"choice '{choice}'"))
     # "premium economy" names one choice, not "economy" as well
@@ -106,8 +169,9 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
                and w not in GENERIC]  # fmt: skip
         hit = next((w for w in own if w in sentence_words
                     and not (w == "call" and _NAMING.search(sentence))), None)  # fmt: skip
-        if hit:
-            at = lowered.find(hit[:4])
+        at = lowered.find(hit[:4]) if hit else -1
+        word = re.findall(r"[a-z0-9]*", lowered[at:])[0] if hit else ""  # the word as written
+        if hit and not (len(words[choice]) == 1 and _of_another(lowered, at + len(word), profile)):
             out.append(
                 Mention(
                     "enum", choice, max(at, 0), max(at, 0) + len(hit), f"word '{hit}' of '{choice}'"
@@ -219,3 +283,17 @@ def _clock(text: str, start: int, end: int, day_named: bool = False) -> bool:
         )
         or re.search(r"[#-]$", before)
     )
+
+
+def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
+              fields: list[Profile]) -> str:  # fmt: skip
+    """ "Budget's 15k and I can do about 250 a month": of two values of a type in one clause
+    (``said``: the sentence's values), each is read with its own words, from the value before
+    it to the one after, when those name a field of the type."""
+    same = [m for m in said if m.type == mention.type and m is not mention]
+    if not same or clause != sentence or mention.type not in ("money", "number"):
+        return clause  # dates have their lead-in words ("out on the 12th, back on the 19th")
+    start = max([m.end for m in same if m.end <= mention.start], default=0)
+    end = min([m.start for m in same if m.start >= mention.end], default=len(sentence))
+    named = any(cue_score(p, sentence[start:end])[0] > 0 for p in fields if p.type == mention.type)
+    return sentence[start:end] if named else clause

@@ -4,11 +4,14 @@ proposes by a field's cue, and the user's offers the agent takes up."""
 
 from __future__ import annotations
 
+import datetime
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
+from extraction.extractors.rules.dates import wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
 from extraction.extractors.rules.mentions import Mention, typed_mentions
@@ -30,10 +33,11 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     best: tuple[float, Profile, str] | None = None
     asked = prompt.best(mention.type)
     before = sentence[: mention.start].lower()
+    today = prompt.turn.occurred_at.date()
+    # the fields that can take it: a slot offered for Thursday is no last visit's date
+    fields = [p for p in fields if p.type == mention.type and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))]  # fmt: skip
     for profile in fields:
-        if profile.type != mention.type or (
-            mention.type == "enum" and mention.value not in (profile.field.get("choices") or [])
-        ):
+        if mention.type == "enum" and mention.value not in (profile.field.get("choices") or []):
             continue
         near, word = cue_score(profile, sentence)
         wide, wide_word = cue_score(profile, turn)
@@ -52,8 +56,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             points += 1.0  # "20 milligrams" for a field in mg
         elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
             continue  # "within a few days" counts no bags
-        if question_kind(sentence):
-            points += 0.5  # asked with a value in it: the value is what is proposed
+        if question_kind(sentence) or (mention.type == "date" and prompt.kind):
+            points += 0.5  # asked with a value in it ("I have the 23rd or the 27th. Which suits?")
         if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
                                      for t in things.get(profile.key, [])):  # fmt: skip
             points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
@@ -167,7 +171,7 @@ _NTH = re.compile(
     r"(?:\s+(?:one|option|choice))?\b(?!\s+(?:time|week|day|month|year|of|visit|session))",
     re.I,
 )
-_PLACE = {"first": 0, "former": 0, "second": 1, "third": 2, "last": -1, "latter": -1}
+_PLACE = {"first": 0, "former": 0, "second": 1, "middle": 1, "third": 2, "last": -1, "latter": -1}
 
 
 def nth_offer(proposals: list[Any], reply: str) -> Any | None:
@@ -183,4 +187,24 @@ def nth_offer(proposals: list[Any], reply: str) -> Any | None:
         return None
     if match.group(1).lower() in ("latter", "former") and len(listed) != 2:
         return None
+    if match.group(1).lower() == "middle" and len(listed) != 3:
+        return None
     return listed[place]
+
+
+def snap_to_offer(mention: Mention, sentence: str, proposals: list[Any]) -> Mention:
+    """ "I have Thursday the 23rd or Monday the 27th" — "Thursday please": a bare weekday or day
+    of the month in the reply is the offered date it matches, when exactly one does."""
+    said = sentence[mention.start : mention.end].lower()
+    bare = re.fullmatch(r"(?:on\s+|the\s+)*(?:(\w+day)|([0-3]?\d)(?:st|nd|rd|th)?)", said)
+    if mention.type != "date" or not bare:
+        return mention
+    days = {str(m.value) for _, m, _ in proposals if m.type == "date"}
+    weekday, number = bare.group(1), bare.group(2)
+    same = [d for d in days if (weekday and datetime.date.fromisoformat(d).strftime("%A").lower()
+                                == weekday) or (number and int(d[8:10]) == int(number))]  # fmt: skip
+    return (
+        replace(mention, value=same[0], how=f"{mention.how}, the one offered")
+        if len(same) == 1
+        else mention
+    )

@@ -28,7 +28,19 @@ _LIST = re.compile(r",|\band\b|\bplus\b|&", re.I)
 
 
 def counts_people(profile: Profile) -> bool:
-    return profile.type == "number" and bool(_PEOPLE_FIELD.search(profile.about))
+    """A number field that counts people ("Number of travellers"), not one kept per person
+    ("Age of each person on the policy, one fact per person")."""
+    return (
+        profile.type == "number"
+        and not profile.qualified
+        and bool(
+            _PEOPLE_FIELD.search(profile.key.replace("_", " ")) or _COUNT.search(profile.about)
+        )
+        and bool(_PEOPLE_FIELD.search(profile.about))
+    )
+
+
+_COUNT = re.compile(r"\b(?:number|how many|count|size|total)\b", re.I)
 
 
 def party_size(text: str) -> int | None:

@@ -31,7 +31,8 @@ OFFER = re.compile(
     r"how about|what about|would you like|do you want|would .{0,40}\bwork|does .{0,40}\bwork|"
     r"is that (okay|ok|fine|alright|right|correct)|sound good|suit you|works for you|"
     r"^\W*so,? (?:that's|you're|your|it's)|just to confirm|to confirm|i have you (?:down )?(?:as|for)|"
-    r"put you down|proposes?|suggest|recommend|pencil)\b",
+    r"put you down|proposes?|suggest|recommend|pencil|"
+    r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer))\b",
     re.I,
 )
 ASKED_MIN_WORDS = 0.5  # weighted word overlap that alone names the field
@@ -160,7 +161,9 @@ OTHERS = re.compile(
 # The agent reporting what it did or what now holds: "I've blocked the debit card", "Standing
 # instruction on savings reduced to 15,000", "the claim is paid".
 REPORT = re.compile(
-    r"^\W*done\b|\b(i've|i have|we've|we have|i just|has been|have been|is now|are now|now on|is on|is off|"
+    r"^\W*done\b|\b((?:i|we) have|i've|we've)(?=\s+(?:just\s+|now\s+|already\s+)?(?:\w+ed|done|made|"
+    r"sent|put|set|taken|given|spoken|told|paid|found|got (?:you|it|that|them)|just|now|already)\b)|"
+    r"\b(i just|has been|have been|is now|are now|now on|is on|is off|"
     r"updated|moved|changed|switched|set up|booked|scheduled|rescheduled|reduced|increased|raised|"
     r"lowered|blocked|unblocked|activated|deactivated|cancelled|canceled|approved|rejected|"
     r"confirmed|registered|added|removed|renewed|issued|paid|refunded|reported|upgraded|downgraded)\b",
@@ -227,7 +230,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
-        owners = [(o, m) for m in mentions
+        owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start])))]  # fmt: skip
         owners += string_offers(sentence, fields, prompt)
@@ -272,6 +275,10 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     return prompt
 
 
+# "We're out of compacts, I can upgrade you to an SUV": a value not to be had is not offered.
+_WITHOUT = re.compile(
+    r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
+)
 _AGENTS_OWN = re.compile(r"\W*my\b", re.I)
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)

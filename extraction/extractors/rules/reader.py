@@ -10,7 +10,7 @@ in place ("90 days, not 60") or one asked about ("is it under 40 lakh?") takes n
 
 from __future__ import annotations
 
-import datetime
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +25,10 @@ from extraction.extractors.rules.acts import (
     denies,
     hedged,
     is_question,
+    own_after,
     third_party,
 )
-from extraction.extractors.rules.dates import near_known
+from extraction.extractors.rules.dates import near_known, wrong_time
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.measures import (
     a_stretch_of_its_period,
@@ -35,7 +36,7 @@ from extraction.extractors.rules.measures import (
     in_thousands,
     unit_points,
 )
-from extraction.extractors.rules.mentions import Mention
+from extraction.extractors.rules.mentions import Mention, own_words
 from extraction.extractors.rules.prompts import Prompt
 from extraction.extractors.rules.states import status_said
 
@@ -103,11 +104,28 @@ class Context:
     def said_before(self, mention: Mention, sentence: str) -> list[Mention]:
         return [m for m in self.mentions.get(sentence, []) if m.start < mention.start]
 
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        """Every field's words: a capitalised one with "'s" is no one's ("Budget's 15k")."""
+        return frozenset(w for p in self.fields for w in p.words)
 
+
+_MAKE_THAT = re.compile(r"\W*(?:(?:actually|sorry|no|oh|wait)\W+)*(?:make (?:that|it)|"
+                        r"scratch that|i mean|i meant|correction)\b", re.I)  # fmt: skip
 # "not more than 1,150", "no higher than 40", "nothing over 2 lakh": a bound, not a negation.
 _BOUND = re.compile(
     r"\b(?:not|no|nothing|never)\s+(?:a\s+\w+\s+)?(?:more|higher|greater|bigger|less|lower|fewer|"
     r"smaller|over|above|beyond|under|below|past|exceeding)(?:\s+than)?\s+(?:about\s+|around\s+)?$"
+)
+
+
+# "800 is above our budget", "£2,000's too much": a value turned down as it is said.
+_TOO_MUCH = re.compile(
+    r"\s*(?:(?:an hour|a month|a week|a night|per \w+)\s+)?(?:is|'s|are|was|sounds|seems)\s+"
+    r"(?:(?:a bit|a little|way|far|much|well|just)\s+)?(?:too (?:much|high|expensive|steep|"
+    r"pricey|dear|far|late|early)|(?:above|over|beyond|outside|out of)\s+(?:our|my|the)\s+"
+    r"(?:budget|range|price range|limit))",
+    re.I,
 )
 
 
@@ -126,6 +144,7 @@ def negated(clause: str, start: int) -> bool:
 def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentence: str,
           first_sentence: bool) -> tuple[float, dict[str, Any]]:  # fmt: skip
     """Points for ``profile`` taking ``mention``, with the reasons."""
+    clause = own_words(ctx.mentions.get(sentence, []), mention, clause, sentence, ctx.fields)
     words, word = cue_score(profile, clause)
     if words < 0.3:
         wider, wider_word = cue_score(profile, sentence)
@@ -170,7 +189,11 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             why["answers"] = (
                 prompt.asked[0][2] if prompt.asked and prompt.asked[0][0] is profile else "question"
             )
-    if sum(p.type == profile.type for p in ctx.fields) == 1:
+    today = (
+        ctx.turn.occurred_at.date()
+    )  # the only field that can take it: a day ahead is no last visit
+    if [p for p in ctx.fields if p.type == profile.type and not (
+            mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))] == [profile]:  # fmt: skip
         points += ONLY_FIELD_BONUS
     asked = prompt.turn.text if prompt else ""
     if status_said(profile, ctx.fields, mention, sentence, asked, ctx.current, ctx.things):
@@ -259,12 +282,12 @@ def typed_claims(
         for mention in mentions:
             a, b = next(((a, b) for a, b in spans if a <= mention.start < b), (0, len(sentence)))
             clause = sentence[a:b]
-            if negated(sentence, mention.start):
+            if negated(sentence, mention.start) or _TOO_MUCH.match(sentence, mention.end):
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
             candidates = [p for p in ctx.fields if p.type == mention.type and (
                 mention.type != "enum" or mention.value in (p.field.get("choices") or []))
-                and not (mention.type == "date" and _wrong_time(p, mention, ctx.turn))
+                and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), ctx.turn.occurred_at.date()))
                 and not a_stretch_of_its_period(p, mention)]  # fmt: skip
             if not candidates:
                 continue
@@ -278,10 +301,10 @@ def typed_claims(
             if "repeats proposal" in why and denies(ctx.turn.text) and not accepts(ctx.turn.text):
                 ctx.dropped.append(Dropped(mention.value, "the proposal, refused", ctx.turn))
                 continue  # "Can't do Tuesday."
-            owner = third_party(clause)
+            owner = third_party(clause, ctx.words)
             if owner and owner.start() < mention.start - a and not _subject_of(best, clause, owner, ctx.relations) \
                     and points >= ACCEPT / 2 and "repeats proposal" not in why \
-                    and not _own_after(clause, owner.end()):  # fmt: skip
+                    and not own_after(clause, owner.end(), mention.start - a):  # fmt: skip
                 ctx.dropped.append(
                     Dropped(
                         mention.value,
@@ -291,19 +314,24 @@ def typed_claims(
                     )
                 )
                 continue
+            before = [c for c in out if c.profile.type == mention.type and c.span[1] < s_start]
+            if points < ACCEPT and before and _MAKE_THAT.match(sentence):  # "…to £5,000.
+                points, best = ACCEPT, before[-1].profile  # Actually, make that £4,000"
+                why["corrects"] = str(before[-1].value)
             if points < ACCEPT:
                 ctx.dropped.append(
                     Dropped(mention.value, f"no field: best {best.key} {points:.2f}", ctx.turn)
                 )
                 continue
-            owner = third_party(clause)
+            owner = third_party(clause, ctx.words)
             local = mention.start - a  # the value's place in its clause
             if (
                 owner
                 and owner.start() < local
                 and best.qualifier_kind != "name"  # "my son Tobi" is who a child's fact is about
+                and not _subject_of(best, clause, owner, ctx.relations)  # "my mother is 62"
                 and "repeats proposal" not in why
-                and not _own_after(clause, owner.end())
+                and not own_after(clause, owner.end(), local)
             ):
                 ctx.dropped.append(
                     Dropped(mention.value, f"someone else's ('{owner.group(0)}')", ctx.turn, best)
@@ -331,32 +359,6 @@ def typed_claims(
     return out
 
 
-_AHEAD = re.compile(
-    r"\b(next|upcoming|planned|scheduled|due|will|appointment|visit|pick ?up|"
-    r"deliver|renew|start|move|arriv|depart|return|settle|expir|deadline|interview)",
-    re.I,
-)
-_PAST = re.compile(
-    r"\b(birth|born|dob|last|previous|happened|incident|accident|date of the|since|"
-    r"bought|purchased|joined|started|took place)",
-    re.I,
-)
-
-
-def _wrong_time(profile: Profile, mention: Mention, turn: WindowTurn) -> bool:
-    """A field about what lies ahead takes no date years back ("born May 3rd 1958" is no
-    pickup date), and a birth date none ahead."""
-    about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
-    day = datetime.date.fromisoformat(str(mention.value))
-    today = turn.occurred_at.date()
-    ahead = _AHEAD.search(profile.key.replace("_", " "))  # "next_pickup", whatever its text says
-    if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
-        return day < today - datetime.timedelta(days=31)
-    if re.search(r"\b(birth|born|dob)\b", about, re.I):
-        return day > today
-    return False
-
-
 _SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
@@ -365,10 +367,10 @@ def _subject_of(
 ) -> bool:
     """Whether the other person is whom the field keeps facts about: a child named ("my son
     Tobi"), a relation the field lists ("my mother", for member_age:mother)."""
-    if profile.qualifier_kind != "name":
-        return False
-    named = re.match(r"\s*,?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
     listed = any(q.lower() in owner.group(0).lower() for q in profile.qualifiers)
+    if profile.qualifier_kind != "name":
+        return listed  # "my mother is 62", for member_age:mother
+    named = re.match(r"\s*,?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
     pronoun = owner.group(0).lower() in ("he", "she", "him", "her", "his")  # the one just named
     known = any(re.search(rf"\b{r}\b", owner.group(0), re.I) for r in relations)  # "my wife"
     return bool(named or listed or pronoun or known or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
@@ -382,16 +384,3 @@ def _names_one(things: list[str], text: str) -> bool:
 def _rhetorical(sentence: str) -> bool:
     """A question that states ("It's 50 lakhs, right?") rather than asks."""
     return bool(re.search(r"\b(right|correct|isn't it|no)\?\s*$", sentence, re.I))
-
-
-def _own_after(clause: str, end: int) -> bool:
-    """ "my cousin is buying too, so our budget …", "my boss moved it, please make it …": the
-    user's own words after the other's."""
-    return bool(
-        re.search(
-            r"\b(so|but|and)\s+(i|we|my|our)\b|"
-            r"\b(?:please\s+)?(?:make|move|change|put|book|set|push) it\b",
-            clause[end:],
-            re.I,
-        )
-    )
