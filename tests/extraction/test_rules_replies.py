@@ -165,3 +165,22 @@ def test_the_users_own_words_after_someone_elses_take_the_value() -> None:
     assert facts["monthly_rent_budget"] == {"amount": 1900, "currency": "GBP"}
     facts = _facts([("u", "My brother pays £2,300 a month, I think, for his place")], LETTING)
     assert "monthly_rent_budget" not in facts
+
+
+GYM: list[dict[str, Any]] = [
+    {"key": "has_injury", "description": "Does the member have an injury?", "category": "temporal", "type": "boolean"},
+    {"key": "has_debts", "description": "Whether the applicant has other debts", "category": "temporal", "type": "boolean"},
+]  # fmt: skip
+
+
+def test_any_x_answered_with_one_named_or_with_nothing() -> None:
+    """ "Any injuries?" — "Bit of a dodgy shoulder from rugby" is a yes; "Nothing at the
+    moment" a no; "Why do you ask?" neither."""
+    assert _facts([("a", "Any injuries we should know about?"),
+                   ("u", "Bit of a dodgy shoulder from rugby")], GYM) == {"has_injury": True}  # fmt: skip
+    assert _facts([("a", "Any other debts?"), ("u", "Nothing apart from the mortgage")], GYM) == {
+        "has_debts": False
+    }
+    assert (
+        _facts([("a", "Any injuries we should know about?"), ("u", "Why do you ask?")], GYM) == {}
+    )

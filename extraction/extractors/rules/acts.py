@@ -105,6 +105,9 @@ THIRD_PARTY = re.compile(
     # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
     r"|(?i:\b(?:he|she|his|her|him)\b)(?!\s+(?:said|says|told|suggested|recommended))"
     r"|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun|To)day's|Tomorrow's|Tonight's)"
+    # "It's a …", "That's fine", "Key's in the lockbox": "is", not anyone's
+    r"(?!(?:It|That|There|Here|What|Who|Where|How|When|Let|This|Everything|Nothing|Something|"
+    r"Anything|One)'s)"
     r"[A-Z][a-z]+'s\s+(?![A-Z])(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
 )
 FIRST_PERSON = re.compile(

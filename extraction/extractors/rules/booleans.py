@@ -31,6 +31,17 @@ CEASED = re.compile(
     r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
     re.I,
 )
+_NONE = re.compile(r"\W*(?:nothing|none|nope|nah|not really|not that i know)\b", re.I)
+_ANY = re.compile(
+    r"\b(?:any|anything)\s+\w+[^?]*\?\s*$", re.I
+)  # "Any injuries I should know about?"
+# A short noun phrase, no verb of its own: "dodgy left knee from football", "a bad back".
+_A_THING = re.compile(
+    r"\W*(?:(?:a|an|my|the|just|only|one|two|some|bit of a|slight|mild)\s+)*[a-z][a-z'-]*"
+    r"(?:\s+(?!(?:is|are|was|were|do|does|did|have|has|had|will|would|can|could|i|we|you|it)\b)"
+    r"[a-z0-9'-]+){0,5}\W*",
+    re.I,
+)
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 NEGATION = re.compile(r"\b(?:no|not|never|none|nothing)\b|n't\b", re.I)
 
@@ -74,6 +85,11 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
                 and not NEGATION.search(first)
             ):
                 value = True
+            if value is None and _NONE.match(text):
+                value = False  # "Any injuries?" — "Nothing at the moment, touch wood"
+            elif (value is None and _ANY.search(prompt.turn.text) and _A_THING.fullmatch(first)
+                  and not NEGATION.search(first) and not third_party(first)):  # fmt: skip
+                value = True  # "Any injuries?" — "Dodgy left knee from football": one named
             if CEASED.search(text) and not third_party(text):
                 value = False  # "Do you smoke?" — "I stopped completely ten days ago."
             elif value and CEASED.search(prompt.turn.text):

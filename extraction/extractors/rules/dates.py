@@ -30,7 +30,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?:the\s+)?{_DAY}(?:\s+of)?\s+(?P<mon>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
         re.I)),
     ("mdy", re.compile(
-        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?P<mon>{_MONTH})\.?,?\s+(?:the\s+)?{_DAY}\b(?!\s*(?:%|percent|mg|kg|km|am|pm|lakh|k\b))(?:,?\s+(?P<y>\d{{4}}))?",
+        rf"\b(?:(?:{_WEEKDAY}),?\s+)?(?P<mon>{_MONTH})\.?(?:,\s+the\s+|\s+(?:the\s+)?){_DAY}\b(?!\s*(?:%|percent|mg|kg|km|am|pm|lakh|k\b))(?:,?\s+(?P<y>\d{{4}}))?",
         re.I)),
     ("numeric", re.compile(r"\b(?P<d>[0-3]?\d)/(?P<m>[01]?\d)/(?P<y>\d{4})\b")),
     ("simple", re.compile(
@@ -48,7 +48,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("end", re.compile(
         r"\b(?P<edge>end|beginning|start|middle)\s+of\s+(?:the\s+|this\s+)?(?P<nx>next\s+)?(?P<what>month|week|year)\b", re.I)),
     ("mid", re.compile(rf"\b(?P<edge>mid|early|end|late|beginning of|start of|end of)[\s-]+(?P<mon>{_MONTH})\b", re.I)),
-    ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?:\s+(?P<y>\d{{4}}))?", re.I)),
+    ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?!\s+(?-i:[A-Z][a-z]))(?:\s+(?P<y>\d{{4}}))?", re.I)),
     ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
 ]  # fmt: skip
 
@@ -185,6 +185,12 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
     for _, _, kind, match in sorted(candidates, key=lambda c: (-c[0], -c[1])):
         if kind == "weekday" and (_recurring(match, text) or len(weekdays) > 2):
             continue  # "Tuesdays", "Tuesday, Thursday, Sunday": a schedule, not a date
+        if (
+            kind == "in"
+            and _PER.search(text, 0, match.start())
+            and match.group(0)[:2].lower() == "a "
+        ):
+            continue  # "2 lessons a week from now": how often, not a date
         start, end = match.span()
         if any(start < f.end and f.start < end for f in found):
             continue
@@ -197,7 +203,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
-        if (day is not None and day > today and kind in ("dmy", "mdy", "month")
+        if (day is not None and day > today and kind in ("mdy", "month")
                 and not match.groupdict().get("y") and _BACK.search(text, 0, start)):  # fmt: skip
             day = day.replace(year=day.year - 1)  # "back in February", said in April
         if day is not None:
@@ -209,7 +215,8 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
     return _in_month_said(sorted(found, key=lambda f: f.start))
 
 
-_BACK = re.compile(r"\bback\s*(?:in|on|around|at)?\s*$", re.I)  # "back in February": gone by
+_PER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven)\s+[a-z]+\s+$", re.I)
+_BACK = re.compile(r"\bback\s*(?:in)?\s*$", re.I)  # "back in February": gone by
 _PAST_VERB = re.compile(
     r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
     r"\w{3,}ed)\b",

@@ -240,6 +240,8 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
     for profile in fields:
         if profile.type == "enum":
             for mention in enum_mentions(sentence, profile):
+                if mention.how.startswith("word ") and _overlaps(mention.start, mention.end, taken):
+                    continue  # "Tuesday next week" is a date, not the choice "within a week"
                 if not any(m.type == "enum" and m.value == mention.value for m in out):
                     out.append(mention)
     return sorted(out, key=lambda m: m.start)

@@ -40,6 +40,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         if mention.type == "enum" and mention.value not in (profile.field.get("choices") or []):
             continue
         near, word = cue_score(profile, sentence)
+        if mention.type == "date" and not near and _TODAY.search(mention.how):
+            continue  # "Can the tutor call you today?": when to call, not the field's date
         wide, wide_word = cue_score(profile, turn)
         local = (
             cue_score(profile, sentence[since : mention.start])[0]
@@ -56,7 +58,9 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             points += 1.0  # "20 milligrams" for a field in mg
         elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
             continue  # "within a few days" counts no bags
-        if question_kind(sentence) or (mention.type == "date" and prompt.kind):
+        if question_kind(sentence) or (
+            mention.type == "date" and prompt.kind and re.search(r"\d", mention.how)
+        ):
             points += 0.5  # asked with a value in it ("I have the 23rd or the 27th. Which suits?")
         if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
                                      for t in things.get(profile.key, [])):  # fmt: skip
@@ -71,6 +75,9 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             )
             best = (points, profile, cue)
     return best
+
+
+_TODAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
 def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip

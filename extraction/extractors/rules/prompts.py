@@ -16,12 +16,12 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import RELATIVE, denies, question_kind
+from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
-from extraction.extractors.rules.dates import dates_in
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.owners import owner, string_offers
+from extraction.extractors.rules.providers import WHO_WITH, provider
 from extraction.extractors.rules.strings import is_ordinary, kinds_named
 from extraction.extractors.rules.told import given, names_a_field
 from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
@@ -32,7 +32,9 @@ OFFER = re.compile(
     r"is that (okay|ok|fine|alright|right|correct)|sound good|suit you|works for you|"
     r"^\W*so,? (?:that's|you're|your|it's)|just to confirm|to confirm|i have you (?:down )?(?:as|for)|"
     r"put you down|proposes?|suggest|recommend|pencil|"
-    r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer))\b",
+    r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer)|"
+    r"(?:we|i) (?:have|'ve got)\s+(?:a|an|some|one|two|three|another)\b(?!\s+(?:question|problem|"
+    r"issue|note|record|look)\b))\b",
     re.I,
 )
 ASKED_MIN_WORDS = 0.5  # weighted word overlap that alone names the field
@@ -193,15 +195,13 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     )
     if not questions:
         asked = [a for a in asked if a[1] >= 1.2]  # a statement names a field less surely
+    elif not asked and WHO_WITH.search(question):  # "Who are you with at the moment?"
+        asked = [(p, 2.0, "who are you with") for p in fields if provider(p)][:1]
     prompt = Prompt(turn, kind, asked)
     prompt.offers = kind in ("yn", "alt") or _offers(question)
     money = [a for a in money_in(turn.text, currency) if a.explicit]
     bare = bool(money) or any(p.type == "money" for p, _, _ in asked[:1])
     seen: set[tuple[str, str, int]] = set()
-    # the user asks for or turns down a day ("Wednesday's out. Have you got anything after?")
-    scheduling = ("?" in before or denies(before)) and bool(
-        dates_in(before, turn.occurred_at.date())
-    )
     agent = {w.lower() for w in turn.speaker.split()[:1] if len(w) > 2 and w[:1].isupper()}
     for sentence in said:
         offer = bool(proposes(sentence))
@@ -242,7 +242,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         # the value said with it ("Monday the 23rd, full service - how's that?" proposes both).
         owners = _result_first(owners, sentence)
 
-        dated = scheduling and offer  # a date offered after the user spoke of a day
+        dated = offer  # a date offered is when, beside what ("I can book Kev for Tuesday")
         tops: dict[bool, float] = {}
         for (points, _, _), mention in owners:
             apart = dated and mention.type == "date"

@@ -15,6 +15,7 @@ import functools
 import re
 
 from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
+from extraction.extractors.rules.providers import with_company
 from extraction.extractors.rules.travel import TRAVEL_TOLD, about_travel
 
 _LEAD = re.compile(
@@ -304,6 +305,9 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         value = _value_from(profile, mine.group("v"), profile.proper)
         if value:
             out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
+    held = with_company(profile, clause) if not out else None
+    if held and (value := _value_from(profile, held[0], True, loose=False)):
+        out.append((value, "with a company", held[1]))  # "I'm with British Gas but …"
     if not out:
         out += kinds_named(profile, clause)
     if out or not profile.proper:

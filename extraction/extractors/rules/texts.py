@@ -19,7 +19,7 @@ from extraction.extractors.rules.acts import (
     takes_back,
     third_party,
 )
-from extraction.extractors.rules.fields import Profile, cue_score
+from extraction.extractors.rules.fields import Profile, cue_score, stem
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
@@ -62,6 +62,21 @@ def name_claims(ctx: Context) -> list[Claim]:
             out.append(text_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
     return out
+
+
+def _their_thing(profile: Profile, reply: str, end: int) -> bool:
+    """ "What's the occasion?" — "My mum's 60th": a relative's occasion that is the answer, not
+    their value of the field ("my husband's job is …") nor what they are ("my wife's a nurse")."""
+    after = re.match(r"\s+([a-z0-9]+)", reply[end:], re.I) if reply[:end].endswith("'s") else None
+    word = after.group(1).lower() if after else ""
+    return bool(_EVENT.fullmatch(word)) and stem(word) not in profile.words
+
+
+# What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
+_EVENT = re.compile(
+    r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
+    r"christening|engagement|party|leaving|farewell|surprise|hen|stag|baby|shower|memorial"
+)
 
 
 def answer_claims(
@@ -119,7 +134,8 @@ def answer_claims(
     first = sentences(text)[0] if sentences(text) else text
     # the first sentence even when the next starts in lower case ("at the gate. he's there 24h")
     first = re.split(r"(?<=[.!?])\s+", first.strip())[0]
-    if third_party(first) and not profile.qualified:
+    owner = third_party(first)
+    if owner and not profile.qualified and not _their_thing(profile, first, owner.end()):
         ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
         return []
     if typed_first:
