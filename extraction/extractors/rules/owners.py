@@ -26,10 +26,11 @@ _TIME_UNIT = re.compile(rf"(?:second|{TIME_UNITS})s?\W*", re.I)
 
 
 def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], prompt: Prompt,
-           things: dict[str, list[str]], since: int = 0) -> tuple[float, Profile, str] | None:  # fmt: skip
+           things: dict[str, list[str]], since: int = 0, offering: bool = False) -> tuple[float, Profile, str] | None:  # fmt: skip
     """The field a value the agent proposes belongs to: the one of its type its sentence (or
     turn) names best, or the one the turn asks about; the words since the value before it count
-    again ("pick-up on Saturday June 20th, drop-off on Friday June 26th")."""
+    again ("pick-up on Saturday June 20th, drop-off on Friday June 26th"); ``offering``: the turn's
+    question offers ("Does that work?"), so a date said before it is what is offered."""
     best: tuple[float, Profile, str] | None = None
     asked = prompt.best(mention.type)
     before = sentence[: mention.start].lower()
@@ -58,9 +59,10 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             points += 1.0  # "20 milligrams" for a field in mg
         elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
             continue  # "within a few days" counts no bags
-        if question_kind(sentence) or (
-            mention.type == "date" and prompt.kind and re.search(r"\d", mention.how)
-        ):
+        dated = mention.type == "date" and (
+            offering or (prompt.kind and re.search(r"\d", mention.how))
+        )
+        if question_kind(sentence) or dated:
             points += 0.5  # asked with a value in it ("I have the 23rd or the 27th. Which suits?")
         if profile.qualifier_kind == "word" and any(re.search(rf"\b{re.escape(t.lower())}\W*$", before)
                                      for t in things.get(profile.key, [])):  # fmt: skip

@@ -232,7 +232,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
-                                  max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start])))]  # fmt: skip
+                                  max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
+                                  _offers(question)))]  # fmt: skip
         owners += string_offers(sentence, fields, prompt)
         if not owners:
             continue
