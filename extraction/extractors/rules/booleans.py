@@ -72,6 +72,8 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     text = ctx.turn.text
     out: list[Claim] = []
     asked = prompt.asked[0][0] if prompt and prompt.asked else None
+    if prompt and prompt.kind == "yn":  # "Any pet insurance?": the yes/no field it names
+        asked = next((p for p, _, _ in prompt.asked if p.type == "boolean"), asked)
     if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
         if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
             value = _alternative(asked, prompt.turn.text, text)

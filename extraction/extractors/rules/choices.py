@@ -81,6 +81,11 @@ _SAYINGS: Table = {
         r"either(?:'s| is| one| way| works| will do)|any (?:is|will do|works)|not bothered|"
         r"both (?:are )?fine|no preference|whichever",
     ),
+    "walk": (
+        ("walk", "walking", "on foot", "walks"),
+        r"on foot|walk(?:s|ing)?\b(?! (?:in|into|away))",
+    ),
+    "bus": (("bus", "school bus", "by bus", "coach"), r"(?:the|by|on the|school) bus"),
     "none": (
         ("none", "no", "nothing", "not needed", "no cover", "declined", "opted out"),
         r"neither(?: of (?:them|those|the two))?|none of (?:them|those|the above)|"

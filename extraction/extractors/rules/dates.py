@@ -211,7 +211,8 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
     if any(f.kind in ("dmy", "mdy", "iso", "numeric", "ordinal") for f in found):
         # "The 14th, that Monday": the day of the month says it; a bare weekday only agrees
-        found = [f for f in found if not (f.kind == "weekday" and f.phrase.lower() in WEEKDAYS)]
+        found = [f for f in found if not (f.kind == "weekday" and (f.phrase.lower() in WEEKDAYS or any(
+            o.kind in ("ordinal", "dmy", "mdy") and 0 <= o.start - f.end <= 2 for o in found)))]  # fmt: skip
     return _in_month_said(sorted(found, key=lambda f: f.start))
 
 
@@ -322,8 +323,7 @@ _PAST = re.compile(
 
 # "last visit", "previous service", "most recent dose": a time gone by (not "last working day")
 _LAST = re.compile(
-    r"\b(?:last|previous|most recent)\s+(?:\w+\s+)?(?:visit|appointment|service|check|checkup|"
-    r"contact|payment|order|purchase|dose|reading|claim|trip|stay|seen|session|treatment)",
+    r"\b(?:last|previous|most recent)\s+(?!(?:working\s+|business\s+)?(?:day|date|night)\b)[a-z]",
     re.I,
 )
 

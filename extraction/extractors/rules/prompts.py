@@ -233,7 +233,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
-                                  _offers(question)))]  # fmt: skip
+                                  bool(questions) and _offers(question)))]  # fmt: skip
         owners += string_offers(sentence, fields, prompt)
         if not owners:
             continue
@@ -252,9 +252,12 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
             top = tops[dated and mention.type == "date"]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
+            either = (
+                prompt.offers and mention.type == "date" and points >= 1.0 and _OR.search(sentence)
+            )
             if (
-                points == top or (profile.qualified and points >= 1.0) or named
-            ) and key not in seen:
+                points == top or (profile.qualified and points >= 1.0) or named or either
+            ) and key not in seen:  # "Wednesday the 14th or Friday the 16th": both offered
                 seen.add(key)
                 # "I've opened INC-20417. Can I reach you on your extension?": a report, not
                 # offered by the question after it (unless that asks "is that right?")
@@ -280,6 +283,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
 _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
+_OR = re.compile(r"\bor\b", re.I)
 _AGENTS_OWN = re.compile(r"\W*my\b", re.I)
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)

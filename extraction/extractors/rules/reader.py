@@ -144,9 +144,9 @@ def negated(clause: str, start: int) -> bool:
 def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentence: str,
           first_sentence: bool) -> tuple[float, dict[str, Any]]:  # fmt: skip
     """Points for ``profile`` taking ``mention``, with the reasons."""
-    clause = own_words(ctx.mentions.get(sentence, []), mention, clause, sentence, ctx.fields)
-    words, word = cue_score(profile, clause)
-    if words < 0.3:
+    own = own_words(ctx.mentions.get(sentence, []), mention, clause, sentence, ctx.fields)
+    words, word = cue_score(profile, own)
+    if words < 0.3 and own == clause:  # not another value's words when it has its own
         wider, wider_word = cue_score(profile, sentence)
         if wider * 0.6 > words:
             words, word = wider * 0.6, wider_word

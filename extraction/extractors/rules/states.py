@@ -76,7 +76,7 @@ _STATES: Table = {
     "approved": (
         ("approved", "accepted", "granted", "sanctioned", "authorised", "authorized"),
         r"accepted|granted|sanctioned|authori[sz]ed|green light|given the go-?ahead|"
-        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed off|okayed|passed",
+        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed|passed",
     ),
     "rejected": (
         ("rejected", "refused", "declined", "denied", "turned down", "unsuccessful"),
@@ -179,6 +179,20 @@ _STATES: Table = {
         ("quote requested", "awaiting quote", "enquired", "enquiry sent", "requested quote"),
         r"(?:asked|requested|waiting|emailed|enquired|written)\b[\w\s']{0,25}?\b(?:quote|"
         r"quotation|price|prices)|(?:quote|quotation) (?:request|is coming|on its way)",
+    ),
+    "offered": (
+        ("place offered", "offer made", "offered", "offer received", "offer"),
+        r"(?:got|been|was|were|received|have|has)\s+(?:an?\s+)?offer(?:ed)?\b|offered (?:a|her|him|them|"
+        r"me|us) (?:a )?(?:place|spot|job|position)",
+    ),
+    "interview": (
+        ("interview offered", "interview", "interview invited", "invited to interview"),
+        r"(?:got|been|was|were|has|have)\s+(?:an?\s+)?(?:invited to (?:an? )?)?interview\b|"
+        r"invited (?:her|him|them|me|us) (?:in )?(?:for|to) (?:an? )?interview",
+    ),
+    "waitlisted": (
+        ("waitlisted", "waiting list", "on the waiting list", "wait list", "waitlist"),
+        r"(?:on|joined|onto|to) the wait(?:ing)?[\s-]?list|wait-?listed",
     ),
     "shortlisted": (
         ("shortlisted", "considering", "interested", "on the list", "longlisted"),
