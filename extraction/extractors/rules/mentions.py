@@ -287,6 +287,17 @@ def _clock(text: str, start: int, end: int, day_named: bool = False) -> bool:
     )
 
 
+_JOIN = re.compile(r"[,;]|\b(?:and|but|while|whereas|plus)\b", re.I)
+
+
+def lead_in(sentence: str, start: int, end: int) -> str:
+    """The words before a value since the value before it, from the last "and" or comma
+    between them: "£2,500 at the moment and I'd like it raised to £5,000" leads £5,000 with
+    "I'd like it raised to"."""
+    cuts = list(_JOIN.finditer(sentence, start, end))
+    return sentence[cuts[-1].end() if cuts else start : end]
+
+
 def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
               fields: list[Profile]) -> str:  # fmt: skip
     """ "Budget's 15k and I can do about 250 a month": of two values of a type in one clause
@@ -297,5 +308,13 @@ def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
         return clause  # dates have their lead-in words ("out on the 12th, back on the 19th")
     start = max([m.end for m in same if m.end <= mention.start], default=0)
     end = min([m.start for m in same if m.start >= mention.end], default=len(sentence))
+    # the words between two values go to the one on their side of an "and" or a comma
+    start = (
+        len(sentence[: mention.start]) - len(lead_in(sentence, start, mention.start))
+        if start
+        else 0
+    )
+    after = _JOIN.search(sentence, mention.end, end)
+    end = after.start() if after and end < len(sentence) else end
     named = any(cue_score(p, sentence[start:end])[0] > 0 for p in fields if p.type == mention.type)
     return sentence[start:end] if named else clause

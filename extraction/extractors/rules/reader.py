@@ -36,7 +36,7 @@ from extraction.extractors.rules.measures import (
     in_thousands,
     unit_points,
 )
-from extraction.extractors.rules.mentions import Mention, own_words
+from extraction.extractors.rules.mentions import Mention, lead_in, own_words
 from extraction.extractors.rules.prompts import Prompt
 from extraction.extractors.rules.states import status_said
 
@@ -155,8 +155,8 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     if word:
         why["word"] = word
     earlier = [m for m in ctx.said_before(mention, sentence) if m.type == mention.type]
-    if earlier and clause == sentence:  # "out on the 12th of March, back on the 19th"
-        lead, lead_word = cue_score(profile, sentence[earlier[-1].end : mention.start])
+    if earlier and clause == sentence == own:  # "out on the 12th of March, back on the 19th"
+        lead, lead_word = cue_score(profile, lead_in(sentence, earlier[-1].end, mention.start))
         points += lead
         if lead_word:
             why["lead-in"] = lead_word
