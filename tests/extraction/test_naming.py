@@ -24,7 +24,6 @@ MON = datetime.datetime(2026, 3, 2, 9, 0, tzinfo=datetime.UTC)
         ("I'm Priyanka Jain", "Priyanka Jain"),
         ("Mira here, calling about the boiler", "Mira"),
         ("Raj Malhotra speaking.", "Raj Malhotra"),
-        ("Yes. The owner is Marco Bellini.", "Marco Bellini"),
         ("it's under the name Roy Ko", "Roy Ko"),
     ],
 )
@@ -84,3 +83,13 @@ def test_a_field_that_holds_the_users_name_under_another_word() -> None:
                HOLDER) == {"account_holder": "Ruth Obi"}  # fmt: skip
     assert say([("u", "Hello, I'm Tunde Obi, calling for my mum, the account's in her name")],
                HOLDER) == {}  # fmt: skip
+
+
+def test_the_owner_is_introduces_only_for_a_holders_name() -> None:
+    """ "The owner is Marco Bellini." names the user for a field that holds an owner's or an
+    account holder's name; otherwise it may be a landlord."""
+    assert person_name("Yes. The owner is Marco Bellini.", asked=False, holder=True) == (
+        "Marco Bellini",
+        "introduction",
+    )
+    assert person_name("I rent on Mill Road. The owner is Marco Bellini.", asked=False) is None

@@ -31,11 +31,21 @@ CEASED = re.compile(
     r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
     re.I,
 )
-_NONE = re.compile(r"\W*(?:nothing|none|nope|nah|not really|not that i know)\b", re.I)
+_NONE = re.compile(
+    r"\W*(?:nothing|none|nope|nah|not really|not that i know)\b(?!\s+(?:serious|major|much|big|"
+    r"bad|but|except|apart|else|other|besides))",
+    re.I,
+)
+# A reply that thinks aloud names no thing: "hmm let me think", "good question".
+_FILLER = re.compile(
+    r"\b(?:let me|think|sure|question|depends|hard to say|know|remember|maybe|possibly|hmm+|um+|"
+    r"er+|why|what)\b",
+    re.I,
+)
 _ANY = re.compile(
     r"\b(?:any|anything)\s+\w+[^?]*\?\s*$", re.I
 )  # "Any injuries I should know about?"
-# A short noun phrase, no verb of its own: "dodgy left knee from football", "a bad back".
+# A short phrase without an auxiliary or a subject: "dodgy left knee from football".
 _A_THING = re.compile(
     r"\W*(?:(?:a|an|my|the|just|only|one|two|some|bit of a|slight|mild)\s+)*[a-z][a-z'-]*"
     r"(?:\s+(?!(?:is|are|was|were|do|does|did|have|has|had|will|would|can|could|i|we|you|it)\b)"
@@ -90,7 +100,8 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
             if value is None and _NONE.match(text):
                 value = False  # "Any injuries?" — "Nothing at the moment, touch wood"
             elif (value is None and _ANY.search(prompt.turn.text) and _A_THING.fullmatch(first)
-                  and not NEGATION.search(first) and not third_party(first)):  # fmt: skip
+                  and not NEGATION.search(first) and not third_party(first)
+                  and not _FILLER.search(first)):  # fmt: skip
                 value = True  # "Any injuries?" — "Dodgy left knee from football": one named
             if CEASED.search(text) and not third_party(text):
                 value = False  # "Do you smoke?" — "I stopped completely ten days ago."

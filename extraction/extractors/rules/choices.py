@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from extraction.extractors.rules.fields import stem
 
+Table = dict[str, tuple[tuple[str, ...], str]]  # meaning: (choices that are it, how it is said)
+
 # meaning: (the choices that are it, as written; how it is said without them)
 _SAYINGS: Table = {
     "in person": (
@@ -114,9 +116,6 @@ _SAYINGS: Table = {
     ),
     "cash": (("cash", "in cash"), r"(?:in|with|pay) cash|cash on delivery"),
 }
-
-
-Table = dict[str, tuple[tuple[str, ...], str]]  # meaning: (choices that are it, how it is said)
 
 
 def _words(text: str) -> tuple[str, ...]:

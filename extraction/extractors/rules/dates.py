@@ -217,7 +217,14 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
 
 
 _PER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven)\s+[a-z]+\s+$", re.I)
-_BACK = re.compile(r"\bback\s*(?:in)?\s*$", re.I)  # "back in February": gone by
+# "back in February": gone by (not "I'll be back in June", "coming back in May")
+_BACK = re.compile(
+    r"(?<!\bbe )(?<!\bcome )(?<!\bcoming )(?<!\bget )(?<!\bgetting )(?<!\bgo )(?<!\bgoing )"
+    r"\bback\s*(?:in)?\s*$",
+    re.I,
+)
+# "today", "tonight": when to call or come by more often than a field's date
+SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 _PAST_VERB = re.compile(
     r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
     r"\w{3,}ed)\b",
@@ -334,7 +341,7 @@ def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
     slot offered for Thursday is no last visit). ``about``: the field's key and description as
     words."""
     date = datetime.date.fromisoformat(day[:10])
-    if _LAST.search(f"{key.replace('_', ' ')} {about}"):  # "last_visit": one gone by
+    if _LAST.search(key.replace("_", " ")):  # "last_visit": one gone by
         return date > today + datetime.timedelta(days=1)
     ahead = _AHEAD.search(key.replace("_", " "))  # "next_pickup", whatever its text says
     if ahead or (_AHEAD.search(about) and not _PAST.search(about)):

@@ -63,65 +63,22 @@ _INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pre
 _NAMING = re.compile(r"\bcall (?:me|him|her|us)\s+(?-i:[A-Z])", re.I)
 
 
-# Words a choice may stand before and still be the choice ("standard one", "premium please").
-_AFTER_CHOICE = frozenset(
-    [
-        "one",
-        "ones",
-        "option",
-        "options",
-        "plan",
-        "plans",
-        "package",
-        "packages",
-        "tier",
-        "version",
-        "please",
-        "thanks",
-        "thank",
-        "then",
-        "too",
-        "though",
-        "instead",
-        "now",
-        "again",
-        "really",
-        "yesterday",
-        "today",
-        "tomorrow",
-        "tonight",
-        "already",
-        "last",
-        "earlier",
-        "later",
-        "soon",
-        "fine",
-        "works",
-        "sounds",
-        "seems",
-        "looks",
-        "suits",
-        "because",
-        "since",
-        "but",
-        "cos",
-    ]
+# Nouns a one-word choice stands before as another thing's adjective, never as the choice:
+# "email address", "phone number", "cash machine", "standard procedure", "basic question".
+_COMPOUND = re.compile(
+    r"address(?:es)?|numbers?|machines?|procedures?|practice|questions?|names?|details|forms?|"
+    r"ids?|codes?|passwords?|logins?|receipts?|statements?"
 )
 
 
 def _of_another(lowered: str, end: int, profile: Profile) -> bool:
     """Whether a one-word choice stands before a noun of something else, as its adjective:
-    "standard procedure", "email address", "cash machine" (not a status: "delivered safely")."""
+    "standard procedure", "email address", "cash machine" (not "a large flat white")."""
     after = re.match(r"\s+([a-z]{3,})\b", lowered[end:])
     if not after or is_status(profile):
         return False
     word = after.group(1)
-    return not (
-        word in GENERIC
-        or word in _AFTER_CHOICE
-        or stem(word) in profile.words
-        or re.fullmatch(r"[a-z]+(?:ly|ing|ed)", word)
-    )
+    return bool(_COMPOUND.fullmatch(word)) and stem(word) not in profile.words
 
 
 def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:

@@ -135,9 +135,8 @@ _SALUTATION = re.compile(rf"^\W*(?:{_SALUTATIONS})\b", re.I)
 _INTRO = re.compile(
     r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
     r"myself|call me|you're speaking (?:to|with)|speaking with|"
-    # "It's in my name, Eileen Hargreaves", "The owner is Marco Bellini", "under the name Roy Ko"
+    # "It's in my name, Eileen Hargreaves", "under the name Roy Ko"
     r"(?:(?:it's|its|it is|the account's|the account is|all)\s+)?(?:in|under) my name,?(?:\s+it's)?|"
-    r"the (?:owner|account holder|policy ?holder|name on the (?:account|booking|policy)) is|"
     r"(?:it's\s+|its\s+)?under the name(?: of)?)\s+",
     re.I,
 )
@@ -157,6 +156,11 @@ _NAME_HERE = re.compile(
 _NOT_HERE = {"same", "always", "everyone", "everybody", "someone", "somebody", "nobody", "anyone",
              "right", "still", "nothing", "everything", "glad", "happy", "welcome", "back", "over",
              "up", "out", "down"}  # with GENERIC and _COMMON  # fmt: skip
+# For a field that holds an owner's or account holder's name: "The owner is Marco Bellini."
+_HOLDER_INTRO = re.compile(
+    r"^\W*the (?:owner|account holder|policy ?holder|name on the (?:account|booking|policy)) is\s+",
+    re.I,
+)
 _WEAK_INTRO = re.compile(r"^\W*(?:it's|its|it is|is)\s+", re.I)  # only when greeting or asked
 _HERE = re.compile(r"\s*(?:here|speaking|this side|calling)\b", re.I)
 _PARTICLES = {
@@ -193,8 +197,9 @@ def _greets(reply: str, first: str) -> bool:
 
 
 def person_name(
-    text: str, asked: bool, agent: str = "", opening: bool = False, reply: str = ""
-) -> tuple[str, str] | None:
+    text: str, asked: bool, agent: str = "", opening: bool = False, reply: str = "",
+    holder: bool = False,
+) -> tuple[str, str] | None:  # fmt: skip
     """(name, cue) when the turn gives the speaker's name: "Hi Jess, Raj Malhotra.", "I'm Priyanka
     Jain", "hey tama its mere walker from …", "Hello, is Maria Delgado.", "hi raj, kylie brennan
     here"; asked for it, a reply of two or three plain words is the name, whatever its case
@@ -212,6 +217,7 @@ def person_name(
         elif greeted and (vocative := re.match(r"[A-Za-z]+,\s+(?=\S+\s+\S)", rest)):
             rest = rest[vocative.end() :]  # "hi raj, kylie brennan here": whoever raj is
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
+        intro = intro or (_HOLDER_INTRO.match(rest) if holder else None)  # "The owner is …"
         # "I'm" and "it's" introduce a state as often as a name ("I'm staying positive", "it's
         # been tough"): a name in lower case after them needs a greeting or the question
         state = bool(intro) and bool(_STATE_INTRO.match(rest) or _WEAK_INTRO.match(rest))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
-from extraction.extractors.rules.dates import wrong_time
+from extraction.extractors.rules.dates import SAME_DAY, wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
 from extraction.extractors.rules.mentions import Mention, typed_mentions
@@ -41,7 +41,7 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         if mention.type == "enum" and mention.value not in (profile.field.get("choices") or []):
             continue
         near, word = cue_score(profile, sentence)
-        if mention.type == "date" and not near and _TODAY.search(mention.how):
+        if mention.type == "date" and not near and SAME_DAY.search(mention.how):
             continue  # "Can the tutor call you today?": when to call, not the field's date
         wide, wide_word = cue_score(profile, turn)
         local = (
@@ -77,9 +77,6 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             )
             best = (points, profile, cue)
     return best
-
-
-_TODAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
 def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip
@@ -176,8 +173,8 @@ def agreed_on(mention: Any, reply: str) -> bool:
 
 _NTH = re.compile(
     r"^\W*(?:(?:um+|er+|hmm+|ok(?:ay)?|well|so|oh)\W+)*(?:i'?d (?:go for|take|say|prefer) |"
-    r"let'?s (?:go for|do) )?(?:the\s+)?(first|second|third|last|latter|former)"
-    r"(?:\s+(?:one|option|choice))?\b(?!\s+(?:time|week|day|month|year|of|visit|session))",
+    r"let'?s (?:go for|do) )?(?:the\s+)?(first|second|third|middle|last|latter|former)"
+    r"(?:\s+(?:one|option|choice))?(?:\W+(?:please|thanks|thank you|then|i think|i guess))*\W*$",
     re.I,
 )
 _PLACE = {"first": 0, "former": 0, "second": 1, "middle": 1, "third": 2, "last": -1, "latter": -1}
@@ -192,7 +189,7 @@ def nth_offer(proposals: list[Any], reply: str) -> Any | None:
         return None
     listed = sorted(proposals, key=lambda t: t[1].start)
     place = _PLACE[match.group(1).lower()]
-    if len(listed) < 2 or place >= len(listed) or (place == 2 and len(listed) < 3):
+    if len(listed) < 2 or place >= len(listed):
         return None
     if match.group(1).lower() in ("latter", "former") and len(listed) != 2:
         return None

@@ -34,7 +34,7 @@ OFFER = re.compile(
     r"put you down|proposes?|suggest|recommend|pencil|"
     r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer)|"
     r"(?:we|i) (?:have|'ve got)\s+(?:a|an|some|one|two|three|another)\b(?!\s+(?:question|problem|"
-    r"issue|note|record|look)\b))\b",
+    r"issue|note|record|look|update|answer|quick|few|bit|feeling|idea)\b))\b",
     re.I,
 )
 ASKED_MIN_WORDS = 0.5  # weighted word overlap that alone names the field

@@ -18,7 +18,7 @@ _WITH = re.compile(
     r"(?:i|we) (?:bank|insure|switched|moved))\s+(?:\w+\s+)?(?i:with)\s+(?P<v>[A-Z][^.,;!?]*)"
 )
 WHO_WITH = re.compile(
-    r"\bwho (?:are|is) (?:you|your \w+)(?: \w+)? with\b|\bwho do you \w+ with\b", re.I
+    r"\bwho (?:are|is) (?:you|your \w+) (?:\w+ed )?with\b|\bwho do you (?:bank|insure) with\b", re.I
 )
 
 
@@ -30,4 +30,9 @@ def provider(profile: Profile) -> bool:
 def with_company(profile: Profile, clause: str) -> tuple[str, int] | None:
     """(what follows "with", where) when a provider field's clause says whom the user is with."""
     held = _WITH.search(clause) if provider(profile) else None
-    return (held.group("v"), held.start("v")) if held else None
+    if held is None or _NOT_NOW.search(clause):  # "I'm not with Vodafone any more"
+        return None
+    return held.group("v"), held.start("v")
+
+
+_NOT_NOW = re.compile(r"\b(?:not|no longer|any ?more|used to|previously|was with)\b", re.I)

@@ -28,7 +28,7 @@ from extraction.extractors.rules.acts import (
     own_after,
     third_party,
 )
-from extraction.extractors.rules.dates import near_known, wrong_time
+from extraction.extractors.rules.dates import SAME_DAY, near_known, wrong_time
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.measures import (
     a_stretch_of_its_period,
@@ -129,6 +129,16 @@ _TOO_MUCH = re.compile(
 )
 
 
+def put_up(ctx: Context, mention: Mention) -> bool:
+    """Whether the agent's turn put the value up (offered or told it): "800 is above our
+    budget" turns the agent's 800 down; "£1,200 a month is too much" about one's own rent does
+    not."""
+    prompt = ctx.prompt
+    return prompt is not None and any(
+        same_value(m.value, mention.value) for _, m, _ in prompt.proposals + prompt.stated
+    )
+
+
 def negated(clause: str, start: int) -> bool:
     before = clause[:start].lower()
     if _BOUND.search(before):
@@ -206,7 +216,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     ):
         points += MOVED_BONUS
         why["moved"] = True
-    if mention.type == "date" and "answers" not in why and _SAME_DAY.search(mention.how):
+    if mention.type == "date" and "answers" not in why and SAME_DAY.search(mention.how):
         points -= SAME_DAY_PENALTY  # "after 6 today works" says when, not which date of a field
     known = ctx.things.get(profile.key, [])  # its things, or the people it has facts of
     # a person named is a topic only with the field's own word ("her salary is 13.5 now")
@@ -282,7 +292,9 @@ def typed_claims(
         for mention in mentions:
             a, b = next(((a, b) for a, b in spans if a <= mention.start < b), (0, len(sentence)))
             clause = sentence[a:b]
-            if negated(sentence, mention.start) or _TOO_MUCH.match(sentence, mention.end):
+            if negated(sentence, mention.start) or (
+                _TOO_MUCH.match(sentence, mention.end) and put_up(ctx, mention)
+            ):
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
             candidates = [p for p in ctx.fields if p.type == mention.type and (
@@ -357,9 +369,6 @@ def typed_claims(
                              turns, (ctx.index, s_start + mention.start), why,
                              clause=clause, span=(s_start + mention.start, s_start + mention.end)))  # fmt: skip
     return out
-
-
-_SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 
 
 def _subject_of(

@@ -35,7 +35,7 @@ _STATES: Table = {
     "lost": (
         ("lost", "missing", "lost in transit"),
         r"never (?:arrived|came|turned up|showed up|got here)|gone missing|went missing|"
-        r"(?:been|got) lost|can't (?:be )?(?:find|found|locate|trace)",
+        r"(?:been|got) lost",
     ),
     "delayed": (
         ("delayed", "late", "held up"),
@@ -71,17 +71,17 @@ _STATES: Table = {
     "paid": (
         ("paid", "settled", "payment made", "paid out", "payout"),
         r"(?:money|payment|payout|cheque|funds?)\b[\w\s']{0,20}?\b(?:landed|arrived|came through|"
-        r"went through|is in|was in|hit)|paid (?:out|up)|settled",
+        r"went through|is in|was in|hit)|paid (?:out|up)",
     ),
     "approved": (
         ("approved", "accepted", "granted", "sanctioned", "authorised", "authorized"),
         r"accepted|granted|sanctioned|authori[sz]ed|green light|given the go-?ahead|"
-        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed|passed",
+        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed",
     ),
     "rejected": (
         ("rejected", "refused", "declined", "denied", "turned down", "unsuccessful"),
         r"turned\b[\w\s']{0,20}?\bdown|declined|rejected|refused|denied|knocked back|"
-        r"unsuccessful|didn't (?:get|pass|go through)",
+        r"unsuccessful",
     ),
     "submitted": (
         (
@@ -168,7 +168,7 @@ _STATES: Table = {
     "booked": (
         ("booked", "confirmed", "reserved", "hired", "secured", "scheduled", "contracted"),
         r"booked|hired|signed (?:with|the|up|a contract)|secured|locked (?:in|them in)|"
-        r"reserved|contract (?:is )?signed|confirmed",
+        r"reserved|contract (?:is )?signed",
     ),
     "deposit paid": (
         ("deposit paid", "deposit", "paid deposit"),
@@ -272,7 +272,7 @@ def stated(sentence: str, start: int, how: str) -> bool:
     return how.startswith("state ") or bool(_AS_STATE.search(sentence[:start]))
 
 
-_BACK = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:it|they|it's|they've|they're|that|mine)\b", re.I)
+_POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:it|they|it's|they've|they're|that|mine)\b", re.I)
 
 
 def in_play(profile: Profile, sentence: str, asked: str, held: bool, things: list[str]) -> bool:
@@ -283,7 +283,7 @@ def in_play(profile: Profile, sentence: str, asked: str, held: bool, things: lis
     words = {stem(w) for w in re.findall(r"[a-z]+", f"{profile.key} {' '.join(things)}".lower())}
     words -= {stem(w) for w in ("status", "state", "stage", "progress")}
     said = {stem(w) for w in re.findall(r"[a-z]+", f"{asked} {sentence}".lower())}
-    return held or bool(words & said) or bool(_BACK.match(sentence))
+    return held or bool(words & said) or bool(_POINTS_BACK.match(sentence))
 
 
 def status_said(profile: Profile, fields: list[Profile], mention: Mention, sentence: str,

@@ -38,8 +38,9 @@ def text_claim(ctx: Context, profile: Profile, value: object, source: str, at: i
     return Claim(profile, value, source, turns, (ctx.index, at), why, clause=clause, span=(at, at))
 
 
+_HOLDER = re.compile(r"\b(?:owner|holder|account|policy)\b", re.I)
 _FOR_SOMEONE = re.compile(
-    rf"\b(?:calling|ringing|phoning|here|writing|asking) (?:for|on behalf of) (?:my|our) "
+    rf"\b(?:calling|ringing|phoning|writing) (?:for|on behalf of) (?:my|our) "
     rf"(?:\w+ )?(?:{RELATIONS})\b|\bon (?:my|our) (?:{RELATIONS})'s behalf\b|"
     r"\b(?:account|policy|booking)(?:'s| is) in (?:her|his|their) name\b",
     re.I,
@@ -57,7 +58,8 @@ def name_claims(ctx: Context) -> list[Claim]:
         agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
         opening = ctx.prompt is not None and ctx.prompt.turn.seq == 1  # "…, Jana speaking."
         found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening,
-                            reply=ctx.reply.text if ctx.reply else "")  # fmt: skip
+                            reply=ctx.reply.text if ctx.reply else "",
+                            holder=bool(_HOLDER.search(profile.about)))  # fmt: skip
         if found and found[0].split()[0].lower() != agent:
             out.append(text_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
             break
