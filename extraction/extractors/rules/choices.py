@@ -37,14 +37,14 @@ _SAYINGS: Table = {
     ),
     "online": (
         ("online", "remote", "virtual", "video", "video call", "zoom", "over video"),
-        r"zoom|(?:ms |microsoft )?teams|skype|google meet|video(?: call| link| chat)?|"
+        r"zoom|(?:ms |microsoft |on |over |via )teams|skype|google meet|video(?: call| link| chat)?|"
         r"remote(?:ly)?|virtual(?:ly)?|over the internet|on my laptop|webcam",
     ),
     "hybrid": (("hybrid", "mixed", "both", "blended"), r"mix of (?:both|the two)|bit of both"),
     "phone call": (
         ("phone call", "phone", "call", "telephone", "voice call", "by phone"),
         r"ring me|call me\b(?!\s+(?-i:[A-Z]))|phone me|give me a (?:call|ring|bell)|by phone|"
-        r"on the phone|over the phone|a call\b",
+        r"on the phone|over the phone|(?:prefer|rather have|rather get|just) a call\b",
     ),
     "text message": (
         ("text message", "text", "sms", "texts", "by text"),
@@ -101,7 +101,7 @@ _SAYINGS: Table = {
     "lunchtime": (("lunchtime", "lunch", "midday", "noon"), r"lunch ?(?:time|break)?|midday|noon"),
     "evening": (
         ("evening", "evenings", "after work", "night", "pm"),
-        r"after work|after (?:5|6|7|five|six|seven)(?:\s?pm)?|evenings?|tonight|nights?",
+        r"after work|after (?:5|6|7|five|six|seven)(?:\s?pm)?|evenings?",
     ),
     "variable": (("variable", "floating", "variable rate"), r"float(?:ing)?\b|variable"),
     "fixed": (("fixed", "fixed rate"), r"lock (?:it|the rate|in)|locked[\s-]in|fixed"),
