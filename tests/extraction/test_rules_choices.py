@@ -80,3 +80,10 @@ def test_a_choice_word_before_another_things_noun_is_no_choice() -> None:
     assert _facts([("u", "Is it standard practice to keep the car overnight?"),
                    ("a", "Yes, usually.")], GARAGE) == {}  # fmt: skip
     assert _facts([("u", "I want the full service this time")], GARAGE) == {"service_level": "full"}
+
+
+def test_a_choice_turned_down_by_what_follows_it() -> None:
+    """ "Online or in person?" — "Home lessons please, online didn't work for us": in person."""
+    facts = _facts([("a", "Online or in person?"),
+                    ("u", "Home lessons please, online didn't work for us last year")], TUTORING)  # fmt: skip
+    assert facts["session_format"] == "in person"

@@ -33,7 +33,8 @@ _SAYINGS: Table = {
         ),
         r"face[\s-]to[\s-]face|in[\s-]person|(?:come|pop|drop) (?:in|by|into|over|down)|"
         r"come to (?:the|your) (?:office|centre|center|clinic|branch|studio|school|shop|store)|"
-        r"at (?:the|your) (?:office|centre|center|clinic|branch|studio|school)|on[\s-]?site",
+        r"at (?:the|your) (?:office|centre|center|clinic|branch|studio|school)|on[\s-]?site|"
+        r"home (?:tuition|visits?|lessons?|classes|sessions?)|(?:comes?|come over) (?:to (?:the |our |my )?)?home",
     ),
     "online": (
         ("online", "remote", "virtual", "video", "video call", "zoom", "over video"),

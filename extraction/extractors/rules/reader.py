@@ -119,6 +119,12 @@ _BOUND = re.compile(
 )
 
 
+# "Online didn't work for us", "Tuesday doesn't suit": a value turned down by what follows it.
+_NO_GOOD = re.compile(
+    r"\s*(?:(?:just|really)\s+)?(?:didn't|doesn't|don't|won't|isn't|wasn't|is not|was not|"
+    r"will not|does not|did not)\s+(?:really\s+)?(?:work|suit|an option|good|possible|help)",
+    re.I,
+)
 # "800 is above our budget", "£2,000's too much": a value turned down as it is said.
 _TOO_MUCH = re.compile(
     r"\s*(?:(?:an hour|a month|a week|a night|per \w+)\s+)?(?:is|'s|are|was|sounds|seems)\s+"
@@ -292,9 +298,8 @@ def typed_claims(
         for mention in mentions:
             a, b = next(((a, b) for a, b in spans if a <= mention.start < b), (0, len(sentence)))
             clause = sentence[a:b]
-            if negated(sentence, mention.start) or (
-                _TOO_MUCH.match(sentence, mention.end) and put_up(ctx, mention)
-            ):
+            if (negated(sentence, mention.start) or _NO_GOOD.match(sentence, mention.end)
+                    or (_TOO_MUCH.match(sentence, mention.end) and put_up(ctx, mention))):  # fmt: skip
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
             candidates = [p for p in ctx.fields if p.type == mention.type and (
