@@ -8,6 +8,7 @@ from __future__ import annotations
 import calendar
 import contextlib
 import datetime
+import functools
 import re
 from dataclasses import dataclass
 
@@ -335,6 +336,9 @@ _LAST = re.compile(
 )
 
 
+@functools.lru_cache(
+    maxsize=4096
+)  # asked of each date field per mention by owner, reader and score
 def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
     """Whether a date field cannot take the day: one about what lies ahead takes no date years
     back ("born May 3rd 1958" is no pickup date), a birth date or a last visit none ahead (a

@@ -251,8 +251,12 @@ def lead_in(sentence: str, start: int, end: int) -> str:
     """The words before a value since the value before it, from the last "and" or comma
     between them: "£2,500 at the moment and I'd like it raised to £5,000" leads £5,000 with
     "I'd like it raised to"."""
+    return sentence[_lead_start(sentence, start, end) : end]
+
+
+def _lead_start(sentence: str, start: int, end: int) -> int:
     cuts = list(_JOIN.finditer(sentence, start, end))
-    return sentence[cuts[-1].end() if cuts else start : end]
+    return cuts[-1].end() if cuts else start
 
 
 def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
@@ -266,11 +270,7 @@ def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
     start = max([m.end for m in same if m.end <= mention.start], default=0)
     end = min([m.start for m in same if m.start >= mention.end], default=len(sentence))
     # the words between two values go to the one on their side of an "and" or a comma
-    start = (
-        len(sentence[: mention.start]) - len(lead_in(sentence, start, mention.start))
-        if start
-        else 0
-    )
+    start = _lead_start(sentence, start, mention.start) if start else 0
     after = _JOIN.search(sentence, mention.end, end)
     end = after.start() if after and end < len(sentence) else end
     named = any(cue_score(p, sentence[start:end])[0] > 0 for p in fields if p.type == mention.type)
