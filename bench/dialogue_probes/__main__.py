@@ -55,8 +55,13 @@ def run_case(case: dict[str, Any], fields: list[dict[str, Any]], start: datetime
                    agent if role == "u" else user)
         for i, (role, text) in enumerate(case["turns"])
     ]  # fmt: skip
+    from schemas.validation import fact_key_parse, fact_value_validate
+
     known = case.get("known") or {}
-    facts = RulesExtractor().extract_facts(window, fields, Usage(), dict(known) or None)
+    # the extractor reads what memory holds as the pipeline hands it: key → value text
+    texts = {k: v if isinstance(v, str) else fact_value_validate(fact_key_parse(k, fields)[0], v)[1]
+             for k, v in known.items()}  # fmt: skip
+    facts = RulesExtractor().extract_facts(window, fields, Usage(), texts or None)
     wrote = {f.key: f.value for f in facts}
     after = {**known, **wrote}
     want = case["want"]

@@ -36,7 +36,7 @@ from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import implausible, keep_last_per_field, one_reading
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
-from extraction.extractors.rules.naming import capitalise_names
+from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
     agreed_on,
     inside,
@@ -47,7 +47,7 @@ from extraction.extractors.rules.owners import (
 )
 from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.places import place_currency
-from extraction.extractors.rules.prompts import Prompt, proposes, read_prompt
+from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.spelled import spell_out
@@ -74,7 +74,7 @@ class RulesExtractor:
             return []
         turns = [replace(t, text=spell_out(t.text)) for t in turns]  # "sixty-two thousand"
         if any(p.qualifier_kind == "name" for p in fields_ if p.qualified):
-            turns = capitalise_names(turns)  # "my wife sneha"
+            turns = unpack_names(capitalise_names(turns))  # "my wife sneha", "Leo's one"
         vectors = _embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
@@ -258,7 +258,9 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
 
 # A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
 _REVISED = re.compile(
-    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced)\b", re.I
+    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|final|"
+    r"(?:under|over|below|above) the (?:estimate|quote))\b",
+    re.I,
 )
 _AND_YOU = re.compile(
     r"(?:^|[.!?]\s+)(?:and|what about|how about)\s+(?:you|yourself|yours)\s*\?\s*$", re.I
@@ -301,7 +303,10 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
     # "¥8,800, so ¥2,640 per session": the last said; "conditionally approved" holds "approved"
     # (things under one key keep their order: each value goes with the thing said beside it)
     kept = [t for t in prompt.stated if not inside(t, prompt.stated)]
-    if refused:  # "€420 a week. Do you want the waiver? — no waiver": the rate still holds
+    if refused and not any(
+        CLOSER.match(s) for s in sentences(prompt.turn.text)
+    ):  # "No" to "Anything else?"
+        # "€420 a week. Do you want the waiver? — no waiver": the rate still holds
         asked = {p.key for p, _, _ in prompt.asked[:1]}
         kept = [t for t in kept if asked and t[0].key not in asked
                 and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip

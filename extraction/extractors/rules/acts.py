@@ -21,7 +21,7 @@ ACCEPT_START = re.compile(
     r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
     r"that's fine|that is fine|agreed|deal|haan|ji|"
     r"alright|all right|book it|let's do it|let's do that|do it|confirmed|confirm|go on|go for it|"
-    r"why not|i'll take it|do that)\b",
+    r"why not|i'll take it|do that|k|kk|fair enough|do whatever)\b",
     re.I,
 )
 # Pleased, not agreeing: accepts a question's offer, but not a value merely stated.
@@ -33,7 +33,8 @@ WEAK_ACCEPT = re.compile(
 ACCEPT_ANY = re.compile(
     r"\b(works( for (me|us))?|is fine|are fine|is good|sounds good|suits (me|us)|is perfect|"
     r"that's fine|fine by (me|us)|ok(?:ay)? (for|with) (me|us)|go with|book (it|that)|"
-    r"let's do|happy with|agree|i'll take|we'll take|is ok(?:ay)?|is great|suit (me|us))\b",
+    r"let's do|happy with|agree|i'll take|we'll take|is ok(?:ay)?|is great|suit (me|us)|go ahead|"
+    r"please do|whatever (?:it|he|she|they) needs?|put (?:me|us) down)\b",
     re.I,
 )
 DENY_START = re.compile(
@@ -55,7 +56,8 @@ DENY_ANY = re.compile(
 # Not yet an answer: "let me think", "I'll think about it", "I'll check with my wife".
 DEFERS = re.compile(
     r"\b(?:let me think|i'll think|think about it|let me check|i'll check|need to check|"
-    r"i'll let you know|not sure yet|get back to you)\b",
+    r"i'll let you know|not sure yet|get back to you|lemme check|let me discuss|discuss (?:it )?with|"
+    r"talk (?:it over )?(?:to|with) my|ask my|check my (?:schedule|calendar|diary))\b",
     re.I,
 )
 HEDGE = re.compile(
@@ -124,16 +126,43 @@ def question_kind(sentence: str) -> str:
     """'wh' (what, which, when …), 'alt' (this or that?), 'yn' (yes or no), or '' (no question)."""
     if not is_question(sentence):
         return ""
-    if WH.search(sentence.split(",")[-1]) or WH.match(sentence.strip()):
-        return "wh"
+    last = sentence.split(",")[-1]
+    if (WH.search(last) and not YES_NO.match(last)) or WH.match(sentence.strip()):
+        return "wh"  # not "Do you want us to assemble it when they drop it off?"
     if re.search(r"\bor\b", sentence) and not re.search(r"\bor (not|no)\b", sentence, re.I):
         return "alt"
     return "yn"
 
 
+# Put off, neither yes nor no: "yeah maybe one day", "not right now", "some other time".
+PUT_OFF = re.compile(
+    r"\b(?:maybe (?:one day|some ?day|later|next (?:time|year|month)|another time|in the future)|"
+    r"not (?:right )?now|not for now|some other time)\b",
+    re.I,
+)
+
+
+# "Erm, maybe around 8k?": an answer said unsurely, not a question back.
+_TENTATIVE = re.compile(
+    r"^\W*(?:(?:erm|um|uh|hmm|er|well|so|oh)\W+)*(?:maybe|perhaps|probably|possibly|around|about|"
+    r"somewhere|roughly|approximately|something like|i think|i guess)\b",
+    re.I,
+)
+
+
+def tentative(sentence: str, answering: bool) -> bool:
+    """Whether a sentence ending in "?" answers the agent's question unsurely."""
+    return (
+        answering
+        and question_kind(sentence) != "wh"
+        and not re.search(r"\b(?:you|your|we|us)\b", sentence, re.I)
+        and bool(_TENTATIVE.match(sentence))
+    )
+
+
 def accepts(text: str, weak: bool = True) -> bool:
     """Whether the reply agrees; ``weak``: "Perfect." and "Great." count (after a question)."""
-    if denies(text):
+    if denies(text) or PUT_OFF.search(text):
         return False
     return bool(
         ACCEPT_START.match(text) or ACCEPT_ANY.search(text) or (weak and WEAK_ACCEPT.match(text))

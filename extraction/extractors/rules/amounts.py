@@ -37,8 +37,24 @@ _WORDS = "|".join(sorted((w for w in NUMBER_WORDS if " " not in w and len(w) > 1
 _UNITS_ON = (
     r"(?:mg|mcg|g|kg|km|gb|mb|tb|ml|l|cm|mm|m|ft|kw|kwh|hrs|hr|h|yrs|yr|mins|min|pc|pcs|x|bhk|br)"
 )
+# "the fourth floor", "Third — no, sorry, fourth": an ordinal word, a number where it says a place
+_ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                  "ninth", "tenth", "eleventh", "twelfth"]  # fmt: skip
+_ORDINALS = "|".join(_ORDINAL_WORDS)
+_ALONE = re.compile(r"\s*(?:[,.;!?\u2013\u2014]|$)")
+_LEAD = re.compile(
+    r"(?:^|[,.;!?\u2013\u2014]\s*)(?:(?:no|sorry|oh|actually|um|erm|er|the|it's)\W+)*$", re.I
+)
+_PLACE = re.compile(r"\s+(?:grade|class|standard|year|floor|form|place)\b")
+
+
+def _on_its_own(text: str, match: re.Match[str]) -> bool:
+    """An ordinal said as the whole answer: "Fourth.", "Third — no, sorry, fourth" (not "goes first.")."""
+    return bool(_ALONE.match(text, match.end()) and _LEAD.search(text[: match.start()]))
+
+
 NUMBER = re.compile(
-    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half)"
+    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half|{_ORDINALS})"
     # a unit may be written on ("50mg", "12GB"), an ordinal ("7th grade") too
     rf"(?:(?={_UNITS_ON}\b)|(?P<ord>st|nd|rd|th)\b|(?![\w/:]|\.\d|-\d))",
     re.IGNORECASE,
@@ -158,6 +174,11 @@ def numbers_in(text: str) -> list[Number]:
                 continue
         elif word in _MORE_WORDS:
             value = float(_MORE_WORDS[word])
+        elif word in _ORDINAL_WORDS:  # a place said by its word: "fourth floor", "Fourth."
+            value = float(_ORDINAL_WORDS.index(word) + 1)
+            alone = word not in ("first", "second") and _on_its_own(text, match)  # not "First, …"
+            if not (_PLACE.match(text, match.end()) or alone):
+                continue
         else:
             parsed = _parse(word)
             if parsed is None:
@@ -173,7 +194,9 @@ def numbers_in(text: str) -> list[Number]:
             )
         if match.group("ord"):
             after = after.removeprefix(match.group("ord").lower()).strip()
-            if not re.match(r"(grade|class|standard|year|floor|form|place)\b", after):
+            place = re.match(r"(grade|class|standard|year|floor|form|place)\b", after)
+            said = not word[0].isdigit() and _on_its_own(text, match)  # "Fourth."
+            if not (place or said):
                 continue  # "the 14th" is a date, not a number
         out.append(Number(value, match.start(), match.end(), after))
     return out
@@ -196,3 +219,41 @@ def _pronoun_one(text: str, start: int, end: int) -> bool:
             r"\s*(?:[.,!?;]|$|of (?:them|those|these|us|my|our|the)\b|(?:is|was|thing)\b)", after
         )
     )
+
+
+# "That's $118 for the C5", "£238 all in", "Together it will be around Rs 3,200", "Our fee for
+# the extension is $650": a price put to the user, theirs once they agree to it.
+_PRICE = re.compile(
+    r"\b(?:that's|that is|that'll be|it's|it is|it'?ll be|it will be|it would be|would be|will be|"
+    r"comes? to|coming to|all in|all up|in total|total|altogether|our fee|the fee|the price|"
+    r"the cost|costs?|we charge|the charge|estimate|quote)\b|,\s*so\b|^\W*so\b",
+    re.I,
+)
+
+
+def quotes(sentence: str, currency: str | None) -> bool:
+    """Whether the agent's sentence puts a price to the user."""
+    if _RANGE.search(sentence):  # "₹7,000 to ₹10,000 depending on the brand": what such jobs cost
+        return False
+    amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency]
+    return any(
+        (m.end() <= a.start and a.start - m.end() <= 40)
+        or (a.end <= m.start() and m.start() - a.end <= 4)
+        for m in _PRICE.finditer(sentence)
+        for a in amounts
+    )  # the price word beside the amount: "that's $118", "£238 all in"
+
+
+_RANGE = re.compile(
+    r"\d\s*(?:k\b)?\s*(?:to|-|\u2013|or)\s*[₹$£€]?\s*\d|\bbetween\b|\bfrom\s+[₹$£€]?\d", re.I
+)
+# A field that holds a price put to the user (not what they will spend: a budget, a ceiling)
+_PRICED = re.compile(r"estimate|quote|fee|price|cost|charge|total|bill|invoice|payment|premium|"
+                     r"deposit|amount due")  # fmt: skip
+_SPEND = re.compile(r"budget|ceiling|most|max|limit|afford|spend|salary|income|earn")
+
+
+def priced(key: str, description: str) -> bool:
+    """Whether a money field holds a price the agent quotes (an estimate, a fee, a total)."""
+    text = f"{key.replace('_', ' ')} {description}".lower()
+    return bool(_PRICED.search(text)) and not _SPEND.search(key.lower())

@@ -36,6 +36,9 @@ _NONE = re.compile(
     r"bad|but|except|apart|else|other|besides))",
     re.I,
 )
+_ZERO = re.compile(
+    r"\W*(?:no|nope|nah)?\W*(?:zero|not (?:a )?(?:one|single one|any)|no,? none)\b", re.I
+)
 # A reply that thinks aloud names no thing: "hmm let me think", "good question".
 _FILLER = re.compile(
     r"\b(?:let me|think|sure|question|depends|hard to say|know|remember|maybe|possibly|hmm+|um+|"
@@ -52,6 +55,8 @@ _A_THING = re.compile(
     r"[a-z0-9'-]+){0,5}\W*",
     re.I,
 )
+_AHEAD = re.compile(r"\b(?:i'll|we'll|will|going to|gonna|hopefully|hoping|should|soon|"
+                    r"next (?:week|month|year))\b", re.I)  # fmt: skip
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 NEGATION = re.compile(r"\b(?:no|not|never|none|nothing)\b|n't\b", re.I)
 
@@ -87,6 +92,8 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
         if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
             value = _alternative(asked, prompt.turn.text, text)
+            if value is None and denies(text) and not accepts(text):
+                value = False  # "A driveway or a garage?" — "No, we've just got the road."
         else:
             value = True if accepts(text) and not denies(text) else False if denies(text) else None
             value = None if DEFERS.search(text) and not accepts(text) else value  # "let me think"
@@ -121,6 +128,14 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
                 )
             )
             taken.add(asked.key)
+    if asked is not None and asked.type == "number" and asked.key not in taken and prompt:
+        # "Do you have any dependants?" / "How many?" — "Nope, none.": a count of nought
+        first = sentences(text)[0] if text.strip() else ""
+        if (re.search(r"\bany\b|\bhow many\b", prompt.turn.text, re.I) and not re.search(r"\d", first)
+                and (_NONE.match(first) or _ZERO.match(first)) and not third_party(first)):  # fmt: skip
+            why: dict[str, object] = {"cue": "none", "answers": prompt.asked[0][2]}
+            out.append(text_claim(ctx, asked, 0, text_source(ctx, text), 0, why))
+            taken.add(asked.key)
     for profile in ctx.fields:
         if profile.type != "boolean" or profile.key in taken:
             continue
@@ -136,8 +151,8 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
         if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
             continue  # one shared word ("car", "work") does not say which yes/no it is
         (points, word), sentence = scored[0]
-        if third_party(sentence) and not profile.qualified:
-            continue
+        if (third_party(sentence) and not profile.qualified) or _AHEAD.search(sentence):
+            continue  # someone else's; "I'll have the pre-approval next week hopefully"
         value = not NEGATIVE.search(sentence)
         why = {"cue": f"names '{word}'", "points": round(points, 2)}
         out.append(

@@ -21,7 +21,7 @@ _MONTH_NO["sept"] = 9
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
 _WEEKDAY = "|".join(WEEKDAYS)
 _NUM = r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
-_UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+_UNIT = r"(?P<unit>days?|weeks?|fortnights?|months?|years?)"
 # Ordinals that are not days of a month ("the 3rd floor", "her 5th birthday").
 _NOT_A_DAY = r"(?!\s+(?:floor|grade|class|standard|year|time|round|attempt|place|birthday|century|child|kid|one|week|month|day|anniversary)\b)"
 
@@ -43,7 +43,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in", re.compile(rf"\b(?:in\s+)?{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I)),
     ("weekday", re.compile(
         rf"\b(?:(?P<which>next|last|this|coming|on|by|until|till|from)\s+)?(?P<wd>{_WEEKDAY})\b(?:\s+(?P<next>next week|after next))?", re.I)),
-    ("weekon", re.compile(rf"\ba week (?:on|from|this|come) (?P<wd>{_WEEKDAY})\b|\b(?P<wd2>{_WEEKDAY}) week\b", re.I)),
+    ("weekon", re.compile(rf"\ba week (?:on|from|this|come) (?P<wd>{_WEEKDAY})\b|\b(?P<wd2>{_WEEKDAY}) week\b|\ba week (?P<rel>tomorrow|today)\b|\b(?P<rel2>tomorrow) week\b", re.I)),
     ("period", re.compile(
         r"\b(?P<which>next|last|this|coming)\s+(?P<what>week|weekend|month|year)\b", re.I)),
     ("end", re.compile(
@@ -73,8 +73,8 @@ def shift(day: datetime.date, amount: int, unit: str) -> datetime.date:
     unit = unit.lower().rstrip("s")
     if unit == "day":
         return day + datetime.timedelta(days=amount)
-    if unit == "week":
-        return day + datetime.timedelta(weeks=amount)
+    if unit in ("week", "fortnight"):
+        return day + datetime.timedelta(weeks=amount * (2 if unit == "fortnight" else 1))
     months = day.month - 1 + (amount if unit == "month" else amount * 12)
     year, month = day.year + months // 12, months % 12 + 1
     return datetime.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
@@ -125,6 +125,8 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
         if g["next"]:
             delta += 7
         return today + datetime.timedelta(days=delta)
+    if kind == "weekon" and (g["rel"] or g["rel2"]):  # "a week tomorrow": tomorrow's day next week
+        return today + datetime.timedelta(days=7 + ((g["rel"] or g["rel2"]).lower() == "tomorrow"))
     if kind == "weekon":  # "a week on Saturday", "Saturday week": the Saturday after next
         delta = (WEEKDAYS.index((g["wd"] or g["wd2"]).lower()) - today.weekday()) % 7 or 7
         return today + datetime.timedelta(days=delta + 7)

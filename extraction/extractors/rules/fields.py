@@ -20,81 +20,12 @@ from typing import Any
 import numpy as np
 
 from extraction.extractors.rules.persons import users_name
+from extraction.extractors.rules.thesaurus import THESAURUS
 from memory.embedding import embed
 
 GENERIC = frozenset(
     ["the", "a", "an", "of", "or", "and", "to", "in", "on", "at", "by", "for", "is", "are", "was", "be", "it", "its", "this", "that", "these", "those", "with", "from", "as", "per", "one", "each", "any", "all", "their", "they", "them", "his", "her", "our", "your", "you", "i", "we", "my", "me", "whether", "what", "which", "when", "where", "who", "how", "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "has", "have", "had", "not", "no", "yes", "user", "users", "customer", "customers", "patient", "patients", "buyer", "buyers", "candidate", "candidates", "guest", "guests", "traveller", "travellers", "investor", "investors", "applicant", "applicants", "subscriber", "subscribers", "policyholder", "policyholders", "cardholder", "cardholders", "student", "students", "parent", "parents", "family", "client", "clients", "caller", "person", "people", "member", "members", "wants", "want", "wanted", "fact", "value", "so", "right", "also", "new", "next", "last", "like", "about", "much", "many", "ok", "okay", "number", "there", "here", "some", "other", "than", "into", "just", "only", "very", "really", "get", "gets", "go", "goes", "make", "makes", "keep", "keeps", "well", "account", "holder", "mostly", "mainly", "somewhere", "around", "roughly", "maybe", "probably", "near", "close", "ideally", "preferably", "need", "needs", "needed", "require", "requires", "required", "enable", "enabled", "requested", "request", "allowed", "done", "made", "given", "filed", "set", "planned", "today", "tonight"]
 )  # fmt: skip
-# Everyday words for common field concepts: a key or description naming the concept (left)
-# lends the field the words on the right. General English, not any one schema's wording.
-THESAURUS: dict[str, str] = {
-    "budget": "afford spend max maximum ceiling stretch above upto limit cap",
-    "ceiling": "budget afford spend max maximum stretch above limit cap",
-    "most": "budget afford spend max maximum ceiling stretch above limit cap",
-    "spend": "budget afford max maximum ceiling stretch above limit cap",
-    "name": "name called call speaking",
-    "city": "live living based located moving relocating town flat apartment house home villa plot",
-    "salary": "ctc earn earning package pay lpa annum comp base",
-    "ctc": "salary earn earning package pay lpa annum comp base",
-    "current": "now currently present moment",
-    "expect": "expecting expectation need looking move",
-    "offer": "offer another",
-    "income": "earn earning salary take home net make making",
-    "rent": "rent month monthly",
-    "bedroom": "bhk bed beds bedrooms",
-    "occupant": "people persons adults living",
-    "traveller": "people persons adults pax going",
-    "email": "mail",
-    "phone": "mobile number cell",
-    "company": "work working employer firm join joined moved switched",
-    "employer": "work working company firm join joined moved switched",
-    "notice": "serve serving",
-    "allerg": "allergic allergy allergies reaction",
-    "medic": "take taking tablet tablets mg dose pill",
-    "pain": "hurts hurt ache scale",
-    "complaint": "problem issue symptom hurts pain brings wrong trouble",
-    "reason": "brings why problem issue",
-    "appointment": "visit follow-up follow book booked see check rebook reschedule slot",
-    "visit": "visit see viewing tour show homes",
-    "smok": "smoke smoking cigarettes",
-    "pet": "dog cat dogs cats",
-    "check.in": "arrive arriving arrival arrives",
-    "check.out": "leave leaving depart departing departure",
-    "destination": "going travel trip fly visiting",
-    "hotel": "stay staying hotel",
-    "seat": "window aisle",
-    "dietary": "vegetarian vegan eat food meal",
-    "interview": "round interview",
-    "relocat": "relocate relocating move moving",
-    "score": "scored got marks",
-    "grade": "class standard",
-    "fee": "fees",
-    "total": "comes altogether overall",
-    "device": "phone handset model",
-    "limit": "limit",
-    "lease": "contract months",
-    "landlord": "agency rented letting",
-    "premium": "pay paying",
-    "insured": "cover coverage",
-    "injur": "hurt injured injury",
-    "police": "fir report",
-    "zip": "postcode pin",
-    "autopay": "automatic auto",
-    "mg": "milligram milligrams",
-    "gb": "gigabyte gigabytes gig gigs",
-    "odometer": "mileage miles clock",
-    "return date": "back home",
-    "return flight": "back home",
-    "outbound": "out leaving going",
-    "depart": "out leaving going",
-    "mileage": "odometer miles clock",
-    "kg": "kilogram kilograms kilo kilos",
-    "km": "kilometre kilometres kilometer kilometers",
-    "auto": "automatic automatically",
-    "birth": "born birthday dob",
-    "age": "old aged years",
-    "date": "on",
-}
 _QUALIFIERS = re.compile(r"\b(?P<key>[a-z][a-z0-9_]*):\s?(?P<q>[\w][\w .'-]*?)\s*[,)]")
 _PER = re.compile(
     r"\b(?:one|a separate|a) (?:\w+ ){0,2}?(?:per|for each|for every) (?P<what>[a-z ]+?)"
@@ -146,8 +77,10 @@ def stem(word: str) -> str:
     return word[:-1] if len(word) >= 4 and word.endswith("e") else word
 
 
-def content_words(text: str) -> list[str]:
-    return [stem(w) for w in re.findall(r"[a-z][a-z'-]*", text.lower().replace("_", " "))
+def content_words(text: str, parts: bool = False) -> list[str]:
+    """``parts``: a hyphenated word's parts too ("auto-refill" says the field auto_refill)."""
+    said = re.findall(r"[a-z][a-z'-]*", text.lower().replace("_", " "))
+    return [stem(w) for w in said + [p for w in said if parts and "-" in w for p in w.split("-")]
             if w not in GENERIC and len(w) > 1]  # fmt: skip
 
 
@@ -277,11 +210,14 @@ def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
     return [q if kind == "name" else q.lower() for q in kept], kind
 
 
+_PARTICLES = frozenset(["out", "off", "up", "down", "back", "over", "away", "through"])
+
+
 def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]:
     """The words that name a field: its key's (2), its description's (1), its examples' lead-in
     words, its enum choices' and qualifiers' (1), everyday synonyms (0.7)."""
     key_words = {stem(w) for w in f["key"].split("_") if w not in GENERIC and len(w) > 1}
-    words: dict[str, float] = dict.fromkeys(key_words, 2.0)
+    words = {w: 0.5 if w in _PARTICLES else 2.0 for w in key_words}  # check_out: "out" says little
     text = f.get("description", "")
     if description:  # "the current job": when, not which field (unless the key says it)
         for w in content_words(text):
@@ -377,7 +313,7 @@ def is_value_word(profile: Profile, word: str) -> bool:
 def cue_score(profile: Profile, text: str) -> tuple[float, str | None]:
     """How strongly ``text`` names the field by its words: (score, the best word)."""
     best, best_word, total = 0.0, None, 0.0
-    for w in set(content_words(text)):
+    for w in set(content_words(text, parts=True)):
         weight = profile.words.get(w, 0.0)
         total += weight
         if weight > best:

@@ -89,10 +89,13 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     words = {c: choice_words(c) for c in choices}
     out: list[Mention] = []
     for choice in choices:
-        # word by word, and a word may be written apart ("pick up" for "pickup")
+        # word by word, and a word may be written apart ("pick up" for "pickup"); an article
+        # may come between ("on the waiting list" for "on waiting list")
         pattern = (
             r"\b"
-            + r"\W+".join(_apart(w) for w in re.findall(r"[a-z0-9]+", choice.lower()))
+            + r"\W+(?:(?:the|a|an|my|your|our|their|his|her)\W+)?".join(
+                _apart(w) for w in re.findall(r"[a-z0-9]+", choice.lower())
+            )
             + r"(?:s|es)?\b"
         )
         match = re.search(pattern, lowered)
@@ -275,3 +278,16 @@ def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
     end = after.start() if after and end < len(sentence) else end
     named = any(cue_score(p, sentence[start:end])[0] > 0 for p in fields if p.type == mention.type)
     return sentence[start:end] if named else clause
+
+
+# "a severance of $15,000", "the deposit of £500": the thing the value is the amount of
+_THING_OF = re.compile(
+    r"\b(?:a|an|the|my|your|their|his|her|our)\s+([a-z]+)\s+of\s+(?:about\s+|around\s+)?\W?$"
+)
+
+
+def its_thing(profile: Profile, before: str) -> bool:
+    """Whether the value is said as the amount of a thing the field has no word for, so the
+    rest of its sentence does not name the field for it (when it has no words of its own)."""
+    match = _THING_OF.search(before.lower())
+    return match is not None and stem(match.group(1)) not in profile.words

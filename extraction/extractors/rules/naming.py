@@ -79,6 +79,18 @@ def person_like(word: str) -> bool:
     )
 
 
+_DAY = r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)"  # "Sunday's 16k" is no one's
+# "Maya's four", "Leo is 3 now": an age; not "Tom's 3 cars"
+_AGE = (
+    r"(?:\d+(?![.,]\d)|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?=\s*(?:[,.;!?]|$|and\b|now\b|years?\b|next\b|in\b|this\b))"
+)
+_SUBJECT = re.compile(
+    rf"(?:^|[.!?]\s+){_DAY}([A-Z][a-z][\w-]+)(?:'s|\s+(?:is|has))\s+"
+    rf"(?:(?:a|an|the|my|our|on|in|just|been|got|now)\b|{_AGE})"
+)
+
+
 def names(turns: list[WindowTurn]) -> set[str]:
     """Words written capitalised mid-sentence somewhere in the window: names, not sentence
     starts ("Same day for her", "Turns out he is …")."""
@@ -87,10 +99,15 @@ def names(turns: list[WindowTurn]) -> set[str]:
     asked = False  # the agent asked for a name: the reply's first word may be one ("Kacper.")
     for turn in turns:
         starts = r"^\W*" if asked and turn.role == "user" else r"(?!)"
-        for match in re.finditer(rf"(?:(?<=[\w,;:] )|{starts})([A-Z][a-z][\w'-]*)", turn.text):
+        for match in re.finditer(
+            rf"(?:(?<=[\w,;:\u2013\u2014-] )|{starts})([A-Z][a-z][\w'-]*)", turn.text
+        ):
             word = match.group(1).removesuffix("'s")
             if person_like(word) and word.lower() not in skip:
                 out.add(word)
+        for match in _SUBJECT.finditer(turn.text):  # "Leo's on the waiting list", "Maya is four"
+            if person_like(match.group(1)) and match.group(1).lower() not in skip:
+                out.add(match.group(1))
         asked = turn.role == "assistant" and bool(re.search(r"\bnames?\b", turn.text, re.I))
     return out
 
@@ -121,6 +138,29 @@ def capitalise_names(turns: list[WindowTurn]) -> list[WindowTurn]:
         return turns
     pattern = re.compile(rf"\b({'|'.join(sorted(map(re.escape, learnt)))})\b")
     return [replace(t, text=pattern.sub(lambda m: m.group(1).capitalize(), t.text)) for t in turns]
+
+
+# "Biscuit's a cocker spaniel", "Leo's just turned one": a name's "'s" that is "is" or "has",
+# not a possessive ("Biscuit's food").
+_CONTRACTED = re.compile(
+    rf"\b{_DAY}(?!(?:She|That|This|What|There|Here|Where|Who|How|When|Let)'s)([A-Z][a-z][\w-]+)'s\s+(?=(?:a|an|the|my|our|his|her|their|just|now|on|in|at|off|"
+    r"back|still|also|not|fine|ok|okay|doing|going|due|booked|ready|done|been|got|gone|had|already)"
+    rf"\b|{_AGE})"
+)
+_HAS = re.compile(r"(?:just\s+|already\s+)?(?:been|got|gone|had|\w+ed)\b")
+
+
+def unpack_names(turns: list[WindowTurn]) -> list[WindowTurn]:
+    """ "Biscuit's my chocolate lab" read as "Biscuit is my chocolate lab" (and "Leo's just
+    turned one" as "Leo has …"), for fields with one fact per named one."""
+
+    def sub(m: re.Match[str]) -> str:
+        if not person_like(m.group(1)):
+            return m.group(0)
+        verb = "has" if _HAS.match(m.string, m.end()) else "is"
+        return f"{m.group(1)} {verb} "
+
+    return [replace(t, text=_CONTRACTED.sub(sub, t.text)) for t in turns]
 
 
 _SALUTATIONS = (

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
+from extraction.extractors.rules.amounts import priced, quotes
 from extraction.extractors.rules.dates import SAME_DAY, wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
@@ -69,6 +70,12 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
         if mention.type == "enum":
             points += 1.0
+        if (
+            mention.type == "money"
+            and quotes(sentence, None)
+            and priced(profile.key, profile.about)
+        ):
+            points += 0.5  # "£238 all in": a price put to the user
         if points >= 1.0 and (best is None or points > best[0]):
             cue = (
                 f"proposal names '{word or wide_word}'"

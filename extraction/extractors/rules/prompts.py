@@ -17,12 +17,13 @@ import numpy as np
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
-from extraction.extractors.rules.amounts import MONEY_WORDS, money_in
+from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, priced, quotes
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.owners import owner, string_offers
 from extraction.extractors.rules.providers import WHO_WITH, provider
 from extraction.extractors.rules.strings import is_ordinary, kinds_named
+from extraction.extractors.rules.switched import switched
 from extraction.extractors.rules.told import given, names_a_field
 from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
 
@@ -31,7 +32,8 @@ OFFER = re.compile(
     r"how about|what about|would you like|do you want|would .{0,40}\bwork|does .{0,40}\bwork|"
     r"is that (okay|ok|fine|alright|right|correct)|sound good|suit you|works for you|"
     r"^\W*so,? (?:that's|you're|your|it's)|just to confirm|to confirm|i have you (?:down )?(?:as|for)|"
-    r"put you down|proposes?|suggest|recommend|pencil|"
+    r"put you down|proposes?|suggest|recommend|pencil|worth (?:a look|considering|thinking about)|"
+    r"you (?:might|may) want to|"
     r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer)|"
     r"(?:we|i) (?:have|'ve got)\s+(?:a|an|some|one|two|three|another)\b(?!\s+(?:question|problem|"
     r"issue|note|record|look|update|answer|quick|few|bit|feeling|idea)\b))\b",
@@ -70,7 +72,12 @@ CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) e
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
     (re.compile(r"\bhow (many|old|long|often)\b", re.I), {"number"}),
-    (re.compile(r"\bhow much\b", re.I), {"money", "number"}),
+    (
+        re.compile(
+            r"\bhow much\b|\b(?:rough|ballpark|ball-park)\s+(?:figure|number|amount)\b", re.I
+        ),
+        {"money", "number"},
+    ),
     (re.compile(r"\bwhere\b", re.I), {"place"}),
     (re.compile(r"\bwho\b", re.I), {"person"}),
 ]
@@ -205,6 +212,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     agent = {w.lower() for w in turn.speaker.split()[:1] if len(w) > 2 and w[:1].isupper()}
     for sentence in said:
         offer = bool(proposes(sentence))
+        quoted = quotes(sentence, currency)  # "That's $118 for the C5": theirs if they agree
         enums = [p for p in fields if p.type == "enum"]
         states = any(
             m.type == "enum"
@@ -225,7 +233,9 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
             and not _AGENTS_OWN.match(sentence)  # "My budget for this search is 90 lakhs"
             and not agent & {w.lower() for w in re.findall(r"[A-Za-z]+", sentence)}
         )  # "Jana from the service desk": the agent about itself
-        if not (prompt.offers or stated):
+        if stated and not question_kind(sentence):
+            prompt.stated += switched(sentence, fields)  # "Done, auto-refill is on."
+        if not (prompt.offers or stated or quoted):
             continue
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
@@ -262,13 +272,26 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 # "I've opened INC-20417. Can I reach you on your extension?": a report, not
                 # offered by the question after it (unless that asks "is that right?")
                 reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
-                offered = offer or (prompt.offers and not reported)
+                offered = (
+                    offer
+                    or (prompt.offers and not reported)
+                    or (
+                        quoted
+                        and not stated
+                        and mention.type == "money"
+                        and priced(profile.key, profile.about)
+                    )
+                )
                 into = prompt.proposals if offered and not named else prompt.stated
                 if into is prompt.stated and (
                     not _names_field(profile, mention, sentence, prompt)
                     or (names and not given(sentence, mention, before))
                 ):
-                    continue
+                    if not (
+                        quoted and mention.type == "money" and priced(profile.key, profile.about)
+                    ):
+                        continue
+                    into = prompt.proposals  # a price not said of its field: theirs if agreed
                 into.append((profile, replace(mention, sentence=sentence), cue))
                 if names and into is prompt.stated:
                     prompt.given.append(into[-1][1])
@@ -316,14 +339,25 @@ _RESULT = re.compile(
 )
 
 
+# "€1,480 in total", "£238 all in": the sum; "€740 each": a part of it
+_TOTAL_AFTER = re.compile(r"\W{0,3}(?:in total|all in|all up|altogether|total)\b", re.I)
+_EACH_AFTER = re.compile(r"\W{0,3}(?:each|apiece|a piece|per (?:item|piece|unit))\b", re.I)
+
+
 def _result_first(owners: list[Any], sentence: str) -> list[Any]:
-    """A value said as the result of the ones before it, for the same field, is the one meant."""
+    """A value said as the result of the ones before it, for the same field, is the one meant;
+    so is a total beside the prices of its parts."""
     out = list(owners)
     top = max((o[0] for o, _ in owners), default=0.0)
     for i, ((_, profile, cue), mention) in enumerate(owners):
         earlier = [m for (_, p, _), m in owners if p is profile and m.end <= mention.start]
-        if earlier and _RESULT.search(sentence, earlier[-1].end, mention.start):
+        total = mention.type == "money" and _TOTAL_AFTER.match(sentence, mention.end)
+        if (earlier and _RESULT.search(sentence, earlier[-1].end, mention.start)) or (
+            total and len([1 for (_, p, _), _ in owners if p is profile]) > 1
+        ):
             out[i] = ((top + 0.01, profile, cue), mention)
+        elif mention.type == "money" and _EACH_AFTER.match(sentence, mention.end):
+            out[i] = ((min(o[0] for o, _ in owners) - 0.01, profile, cue), mention)
     return out
 
 

@@ -26,6 +26,7 @@ from extraction.extractors.rules.acts import (
     hedged,
     is_question,
     own_after,
+    tentative,
     third_party,
 )
 from extraction.extractors.rules.dates import SAME_DAY, near_known, wrong_time
@@ -36,7 +37,7 @@ from extraction.extractors.rules.measures import (
     in_thousands,
     unit_points,
 )
-from extraction.extractors.rules.mentions import Mention, lead_in, own_words
+from extraction.extractors.rules.mentions import Mention, its_thing, lead_in, own_words
 from extraction.extractors.rules.prompts import Prompt
 from extraction.extractors.rules.states import status_said
 
@@ -50,8 +51,8 @@ TOPIC_BONUS = 1.0
 STATE_BONUS = 1.0  # a status said as where its thing stands (states.status_said)
 MOVED_BONUS = 1.0  # "moved it to Friday the 13th": a new date for a field that has one
 # "leadership moved it to", "can we push it to", "rescheduled for": a date that replaces one
-_MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"
-                    r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?)"
+_MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"  # "knocked it down to £398,500"
+                    r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?|knock(?:ed)? (?:it |\w+ )?(?:down|off)|(?:dropp|cut|reduc|lower|rais|increas|upp)(?:ed|e)? (?:it |that |this )?(?:down |up )?)"
                     r"\b[^.;!?]{0,30}\b(?:to|for|until)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:the\s+)?$", re.I)  # fmt: skip
 _ELLIPSIS = re.compile(r"^\W*(?:and\s+|but\s+)?(?:mine|ours)\b", re.I)  # not "hers": someone else's
 SAME_DAY_PENALTY = 0.8  # "today", "tonight": a time of day more often than a field's date  # the agent's turn or the sentence names one of the field's things
@@ -136,9 +137,8 @@ _TOO_MUCH = re.compile(
 
 
 def put_up(ctx: Context, mention: Mention) -> bool:
-    """Whether the agent's turn put the value up (offered or told it): "800 is above our
-    budget" turns the agent's 800 down; "£1,200 a month is too much" about one's own rent does
-    not."""
+    """Whether the agent's turn put the value up: "800 is above our budget" turns the agent's
+    800 down; "£1,200 a month is too much" of one's own rent does not."""
     prompt = ctx.prompt
     return prompt is not None and any(
         same_value(m.value, mention.value) for _, m, _ in prompt.proposals + prompt.stated
@@ -162,7 +162,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     """Points for ``profile`` taking ``mention``, with the reasons."""
     own = own_words(ctx.mentions.get(sentence, []), mention, clause, sentence, ctx.fields)
     words, word = cue_score(profile, own)
-    if words < 0.3 and own == clause:  # not another value's words when it has its own
+    if words < 0.3 and own == clause and not its_thing(profile, sentence[: mention.start]):
         wider, wider_word = cue_score(profile, sentence)
         if wider * 0.6 > words:
             words, word = wider * 0.6, wider_word
@@ -205,9 +205,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
             why["answers"] = (
                 prompt.asked[0][2] if prompt.asked and prompt.asked[0][0] is profile else "question"
             )
-    today = (
-        ctx.turn.occurred_at.date()
-    )  # the only field that can take it: a day ahead is no last visit
+    today = ctx.turn.occurred_at.date()  # the only field that can take it: no last visit ahead
     if [p for p in ctx.fields if p.type == profile.type and not (
             mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))] == [profile]:  # fmt: skip
         points += ONLY_FIELD_BONUS
@@ -216,7 +214,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
         points += STATE_BONUS  # "I got my money back": the one status that can be refunded
         why["state"] = mention.how
     if (
-        mention.type == "date"
+        mention.type in ("date", "money", "number")
         and profile.key in ctx.current
         and _MOVED.search(sentence[: mention.start])
     ):
@@ -269,7 +267,7 @@ def typed_claims(
     out: list[Claim] = []
     ctx.mentions = {sentence: mentions for sentence, _, mentions in sentence_mentions}
     for s_index, (sentence, s_start, mentions) in enumerate(sentence_mentions):
-        if is_question(sentence) and not _rhetorical(sentence):
+        if _asks(ctx, sentence):
             # "Monday is possible?": the user's own offer, written if the agent takes it up
             for mention in (
                 m for m in mentions if not negated(sentence, m.start)
@@ -395,6 +393,8 @@ def _names_one(things: list[str], text: str) -> bool:
     return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in things)
 
 
-def _rhetorical(sentence: str) -> bool:
-    """A question that states ("It's 50 lakhs, right?") rather than asks."""
-    return bool(re.search(r"\b(right|correct|isn't it|no)\?\s*$", sentence, re.I))
+def _asks(ctx: Context, sentence: str) -> bool:
+    """Asks ("Monday is possible?"); not "It's 50 lakhs, right?" nor "Maybe 8k?" (unsure)."""
+    states = re.search(r"\b(right|correct|isn't it|no)\?\s*$", sentence, re.I)
+    answering = ctx.prompt is not None and bool(ctx.prompt.asked)
+    return is_question(sentence) and not states and not tentative(sentence, answering)

@@ -44,7 +44,9 @@ _STATES: Table = {
     "shipped": (
         ("shipped", "dispatched", "in transit", "on its way", "out for delivery", "sent", "posted"),
         r"dispatched|shipped|on (?:its|their) way|in transit|out for delivery|sent out|"
-        r"(?:been|was|were|got) (?:sent|posted|mailed)(?!\s+back)|left (?:the|our) warehouse",
+        r"(?:been|was|were|got) (?:sent|posted|mailed)(?!\s+back)|left (?:the|our) warehouse|"
+        r"on (?:the|a|its) (?:van|lorry|truck)|out with (?:the )?(?:driver|courier)|"
+        r"coming (?:over )?on (?:the|a|tonight's|tomorrow's) (?:\w+ )?flight",
     ),
     "return requested": (
         ("return requested", "return initiated", "return started", "return pending"),
@@ -64,6 +66,15 @@ _STATES: Table = {
         r"money back|refund (?:went through|has gone through|came through|arrived|landed|"
         r"(?:is|was|has been) (?:processed|issued|paid|done))|credited back|reimbursed",
     ),
+    "installed": (
+        ("installed", "fitted", "put in", "mounted", "installation complete"),
+        r"(?:went|go|gone|have gone|has gone) up\b|(?:been|was|were|got) (?:fitted|put in|installed)|"
+        r"fitted (?:it|them|the)|installed (?:it|them|the)",
+    ),
+    "located": (
+        ("located", "found", "traced"),
+        r"found (?:it|them|my|your|the|her|his)\b|tracked (?:it |them )?down|traced (?:it|them)",
+    ),
     "cancelled": (
         ("cancelled", "canceled", "called off"),
         r"called (?:it )?off|scrapped|cancel+ed",
@@ -76,7 +87,8 @@ _STATES: Table = {
     "approved": (
         ("approved", "accepted", "granted", "sanctioned", "authorised", "authorized"),
         r"accepted|granted|sanctioned|authori[sz]ed|green light|given the go-?ahead|"
-        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed",
+        r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed|"
+        r"(?:came|come|has come|have come) through",
     ),
     "rejected": (
         ("rejected", "refused", "declined", "denied", "turned down", "unsuccessful"),
@@ -95,7 +107,7 @@ _STATES: Table = {
             "claim filed",
         ),
         r"submitted|lodged|filed|sent\b[\w\s']{0,25}?\bin\b|put (?:in|through) (?:the|my|a|an)|"
-        r"applied",
+        r"applied|(?:went|gone|has gone) in\b|sent (?:it |them )?off",
     ),
     "under review": (
         (

@@ -8,10 +8,11 @@ import re
 
 from core.text import sentences
 from extraction.extractors.rules.acts import clauses, hedged, is_question
-from extraction.extractors.rules.fields import Profile
+from extraction.extractors.rules.fields import Profile, similarity
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context
 from extraction.extractors.rules.strings import clean
+from memory.embedding import embed
 
 
 def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> list[Claim]:
@@ -26,18 +27,48 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
         for start, clause in _clauses(text):
             if is_question(clause):
                 continue
-            found = _text_value(things, profile, clause)
-            if found is None:
-                continue
-            qualifier, value, how = found
-            why = {"cue": how, "qualifier": "said with it"}
-            out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
-                             (ctx.index, start), why, qualifier=qualifier, clause=clause,
-                             span=(start, start + len(clause))))  # fmt: skip
-    return out
+            at = 0  # "Biscuit is a cocker spaniel and Otis is a greyhound": one after another
+            while (found := _text_value(things, profile, clause[at:])) is not None:
+                qualifier, value, how, end = found
+                why = {"cue": how, "qualifier": "said with it"}
+                out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
+                                 (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
+                                 span=(start + at, start + len(clause))))  # fmt: skip
+                at += max(end, 1)
+    return _one_field_each(out)
 
 
-def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str, str, str] | None:
+_KIND_FIELD = re.compile(r"\b(?:type|kind|breed|species|model|make|sort|what it is)\b", re.I)
+
+
+def _one_field_each(claims: list[Claim]) -> list[Claim]:
+    """ "Biscuit is my chocolate lab" read by two fields of one fact per pet (breed, diet): the
+    value goes to the field of what it is when the clause says what it is ("is my …"), else to
+    the one it means most (the embedder: the value and its clause against each field)."""
+    groups: dict[tuple[str, str, int], list[Claim]] = {}  # (qualifier, value, where) → claims
+    for claim in claims:
+        groups.setdefault((str(claim.qualifier), str(claim.value), claim.span[0]), []).append(claim)
+    if all(len(g) == 1 for g in groups.values()):
+        return claims
+    keep: list[Claim] = []
+    for (_, value, _), group in groups.items():
+        if len(group) == 1:
+            keep += group
+            continue
+        # "Biscuit is my chocolate lab" says what it is: a field of its kind (breed, model, type)
+        said = re.search(rf"\b{re.escape(str(group[0].qualifier))}\s+(?:is|are)\s+(?:a|an|my|our|"
+                         r"the|his|her|their)\b", group[0].clause)  # fmt: skip
+        kinds = [c for c in group if said and _KIND_FIELD.search(c.profile.about)]
+        if len(kinds) == 1:
+            keep += kinds
+            continue
+        value_v, clause_v = embed([value, group[0].clause])
+        keep.append(max(group, key=lambda c: similarity(c.profile, value_v)
+                        + similarity(c.profile, clause_v)))  # fmt: skip
+    return keep
+
+
+def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str, str, str, int] | None:  # fmt: skip
     words = sorted(things.vocab[profile.key], key=len, reverse=True)
     names = sorted(things.names, key=len, reverse=True) if profile.qualifier_kind == "name" else []
     options = "|".join(re.escape(w) for w in [*words, *names] if len(w) >= 3)
@@ -54,11 +85,18 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
     ):
         match = re.search(pattern, clause)
         if match:
-            value = clean(
-                _last_phrase(match.group("v")) if how == "what it is for" else match.group("v")
-            )
+            said_value = match.group("v")
+            nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|,\s*(?:she|he|it|they)\b",
+                            said_value)  # fmt: skip
+            said_value = said_value[: nxt.start()] if nxt else said_value  # "… and Pepper is …"
+            value = clean(_last_phrase(said_value) if how == "what it is for" else said_value)
             q = match.group("q")
-            if value and len(value.split()) <= 8 and value.lower() != q.lower():
+            if (
+                value
+                and len(value.split()) <= 8
+                and value.lower() != q.lower()
+                and not _HOW_IT_IS.fullmatch(value)
+            ):
                 qualifier = q if profile.qualifier_kind == "name" else q.lower()
                 qualifier = next(
                     (
@@ -68,10 +106,17 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
                     ),
                     qualifier,
                 )
-                return qualifier, value, how
+                return qualifier, value, how, match.start("v") + len(said_value)
     return None
 
 
+# "Biscuit's fine", "Maya's doing great": how it is, no value of a field
+_HOW_IT_IS = re.compile(
+    r"(?:(?:all|just|really|very|so|pretty|doing|being)\s+)*(?:fine|ok|okay|good|great|well|alright|"
+    r"all right|lovely|brilliant|perfect|sorted|better|worse|grand|not|no|yes|there|here|it|that)"
+    r"(?:\s+(?:thanks|thank you|now|too|again))?",
+    re.I,
+)
 _VERBISH = re.compile(
     r"\b(?:for|with|on|voted|chose|choose|chosen|picked|pick|want|wants|wanted|like|likes|'d like|"
     r"have|having|get|take|taking|go|going|is|are|was|were|be|do|doing)\b|[:,]",

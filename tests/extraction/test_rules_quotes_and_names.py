@@ -1,0 +1,166 @@
+"""Prices the agent puts to the user, answers said unsurely or as "none", several named ones in
+one breath, switches reported on or off, and places said as ordinal words. Written for these
+tests (new wording, domains the suites do not have), not taken from any benchmark."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from typing import Any
+
+from tests.extraction.dialogue import dialogue_facts
+
+CLINIC: list[dict[str, Any]] = [
+    {"key": "pet", "description": "Each animal on the account, one fact per pet keyed by its name "
+     "(pet:<name>). Value: species and breed", "category": "profile", "type": "string"},
+    {"key": "diet", "description": "Food the pet is on, one per pet (diet:<name>)",
+     "category": "temporal", "type": "string"},
+    {"key": "treatment_estimate", "description": "Estimate for the current treatment, once the "
+     "owner has agreed to it", "category": "temporal", "type": "money"},
+]  # fmt: skip
+REPAIRS: list[dict[str, Any]] = [
+    {"key": "quote_ceiling", "description": "Most the customer will let us spend before we call",
+     "category": "temporal", "type": "money"},
+]  # fmt: skip
+SHOP: list[dict[str, Any]] = [
+    {"key": "order_total", "description": "Total of the order", "category": "temporal",
+     "type": "money"},
+]  # fmt: skip
+SOLAR: list[dict[str, Any]] = [
+    {"key": "budget", "description": "How much the customer is prepared to spend", "category":
+     "temporal", "type": "money"},
+    {"key": "install_status", "description": "Where the installation stands", "category":
+     "temporal", "type": "enum", "choices": ["survey booked", "deposit paid", "installed"]},
+]  # fmt: skip
+TAX: list[dict[str, Any]] = [
+    {"key": "dependents", "description": "Number of children or other dependants the client "
+     "supports", "category": "profile", "type": "number"},
+]  # fmt: skip
+NURSERY: list[dict[str, Any]] = [
+    {"key": "place", "description": "Where the child's nursery place stands, one fact per child "
+     "(place:Maya)", "category": "temporal", "type": "enum",
+     "choices": ["enquiry", "offered a place", "on waiting list"]},
+]  # fmt: skip
+PHARMACY: list[dict[str, Any]] = [
+    {"key": "auto_refill", "description": "Whether refills are sent without asking",
+     "category": "profile", "type": "boolean"},
+]  # fmt: skip
+HOME: list[dict[str, Any]] = [
+    {"key": "floor", "description": "Which floor of the building the delivery goes to",
+     "category": "profile", "type": "number"},
+    {"key": "purchase_price", "description": "Price the client is paying for the property",
+     "category": "temporal", "type": "money"},
+    {"key": "salary", "description": "The client's annual salary", "category": "profile",
+     "type": "money"},
+    {"key": "mortgage_approved", "description": "Whether the mortgage is approved in principle",
+     "category": "temporal", "type": "boolean"},
+]  # fmt: skip
+MON = datetime.datetime(2026, 11, 9, 10, 0, tzinfo=datetime.UTC)
+_facts = functools.partial(dialogue_facts, start=MON, user="Sarah Lane", agent="Bec")
+
+
+def test_a_price_the_agent_quotes_is_the_users_once_they_agree() -> None:
+    turns = [("a", "Dr Patel would like to do bloods and an injection, $265 all up."),
+             ("u", "Do whatever he needs")]  # fmt: skip
+    assert _facts(turns, CLINIC) == {"treatment_estimate": {"amount": 265, "currency": "USD"}}
+
+
+def test_a_quoted_price_not_agreed_to_writes_nothing() -> None:
+    turns = [("a", "Together it will be around £320 for the X-ray and bloods."),
+             ("u", "Hmm, let me think about it.")]  # fmt: skip
+    assert _facts(turns, CLINIC) == {}
+
+
+def test_a_price_is_no_ceiling_and_a_range_is_no_quote() -> None:
+    assert _facts([("a", "The new valve comes to $1,740 in total."), ("u", "ok")], REPAIRS) == {}
+    turns = [("a", "A new boiler is usually £2,000 to £3,000, so that's the ballpark."),
+             ("u", "Ok, good to know.")]  # fmt: skip
+    assert _facts(turns, SHOP) == {}
+
+
+def test_the_total_beside_the_price_of_each() -> None:
+    turns = [("a", "So that's two chairs at €740 each, €1,480 in total. Shall I go ahead?"),
+             ("u", "Grand, go ahead so.")]  # fmt: skip
+    assert _facts(turns, SHOP) == {"order_total": {"amount": 1480, "currency": "EUR"}}
+
+
+def test_maybe_one_day_does_not_accept() -> None:
+    turns = [("a", "The lifetime plan is worth a look, it's $30 a month in total."),
+             ("u", "yeah maybe one day lol")]  # fmt: skip
+    assert _facts(turns, SHOP) == {}
+
+
+def test_an_answer_said_unsurely_with_a_question_mark() -> None:
+    turns = [("a", "Have you got a rough figure in mind for the whole job?"),
+             ("u", "Erm, maybe around 8k? I'll have to check with my husband.")]  # fmt: skip
+    assert _facts(turns, SOLAR) == {"budget": {"amount": 8000, "currency": None}}
+
+
+def test_none_answers_a_count_and_kids_count_as_children() -> None:
+    asked = [("a", "Do you have any children or other dependants?"), ("u", "Nope, none.")]
+    assert _facts(asked, TAX) == {"dependents": 0}
+    said = [("u", "We had a baby in August, so that's three kids now.")]
+    assert _facts(said, TAX, {"dependents": "2"}) == {"dependents": 3}
+
+
+def test_several_named_ones_in_one_sentence_each_take_their_value() -> None:
+    turns = [("a", "Which ones are we seeing?"),
+             ("u", "Yep Biscuit's my chocolate lab and Pepper's the border collie, she's the skinny one")]  # fmt: skip
+    assert _facts(turns, CLINIC) == {"pet:Biscuit": "chocolate lab", "pet:Pepper": "border collie"}
+
+
+def test_how_a_named_one_is_doing_is_no_value() -> None:
+    turns = [("u", "It's for Biscuit and Otis again."), ("a", "Any changes?"),
+             ("u", "Biscuit's fine, thanks.")]  # fmt: skip
+    assert _facts(turns, CLINIC) == {}
+
+
+def test_a_child_named_at_the_start_of_a_sentence() -> None:
+    facts = _facts(
+        [("u", "So Maya's been offered a place, but Leo's on the waiting list.")], NURSERY
+    )
+    assert facts == {"place:Maya": "offered a place", "place:Leo": "on waiting list"}
+
+
+def test_a_weekday_with_s_is_no_one() -> None:
+    turns = [("a", "How was Sunday's 16k?"), ("u", "Done in 1:52, calf is tight since yesterday")]
+    assert _facts(turns, NURSERY + TAX) == {}
+
+
+def test_a_switch_the_agent_reports() -> None:
+    on = [("u", "And the auto-refill, you can do it now."), ("a", "Done, auto-refill is on."),
+          ("u", "Okay.")]  # fmt: skip
+    assert _facts(on, PHARMACY) == {"auto_refill": True}
+    off = [("a", "Understood, auto-refill is off. Anything else?"), ("u", "No, that's all")]
+    assert _facts(off, PHARMACY, {"auto_refill": "true"}) == {"auto_refill": False}
+
+
+def test_a_hoped_for_yes_is_no_yes() -> None:
+    said = [("u", "I'll have the mortgage approval next week hopefully.")]
+    assert _facts(said, HOME) == {}
+
+
+def test_a_new_amount_knocked_down_to() -> None:
+    said = [("u", "The survey found damp, so they've knocked it down to £398,500.")]
+    facts = _facts(said, HOME, {"purchase_price": "£410,000"})
+    assert facts == {"purchase_price": {"amount": 398500, "currency": "GBP"}}
+
+
+def test_the_amount_of_another_thing_is_not_the_fields() -> None:
+    said = [
+        ("u", "I was making $68,000 a year, and now they're offering me a severance of $15,000.")
+    ]
+    assert _facts(said, HOME) == {"salary": {"amount": 68000, "currency": "USD"}}
+
+
+def test_an_ordinal_word_answers_which_floor() -> None:
+    assert _facts([("a", "And which floor are you on?"), ("u", "Fourth.")], HOME) == {"floor": 4}
+    corrected = [("a", "Which floor?"), ("u", "Third, no, sorry, fourth. There's a lift.")]
+    assert _facts(corrected, HOME) == {"floor": 4}
+
+
+def test_statuses_said_in_other_words() -> None:
+    said = [("u", "Just to let you know the panels went up on Friday, lovely tidy job.")]
+    assert _facts(said, SOLAR, {"install_status": "deposit paid"}) == {
+        "install_status": "installed"
+    }
