@@ -15,8 +15,8 @@ YES_NO = re.compile(
     rf"^\W*(?:and |so |also |great[,.!]? |ok(?:ay)?[,.!]? |alright[,.!]? )?(?:{_AUX})\b", re.I
 )
 WH = re.compile(r"\b(what|which|when|where|who|whom|whose|why|how)\b", re.I)
-ACCEPT_START = re.compile(
-    r"^\W*(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
+ACCEPT_START = re.compile(  # "hmm ok", "uh, yes"
+    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
     r"definitely|of course|please do|please|go ahead|sounds good|sounds great|"
     r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
     r"that's fine|that is fine|agreed|deal|haan|ji|"

@@ -210,7 +210,7 @@ def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
     return [q if kind == "name" else q.lower() for q in kept], kind
 
 
-_PARTICLES = frozenset(["out", "off", "up", "down", "back", "over", "away", "through"])
+_PARTICLES = frozenset(["out", "off", "up", "down", "over", "through"])
 
 
 def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]:

@@ -12,6 +12,14 @@ _HOLDER_NAME = re.compile(
     r"policy ?holder|patient|applicant)\b|\b(?:customer|client|caller|user|member|holder|patient|"
     r"applicant|guest|tenant|student|subscriber)'s (?:full )?name\b"
 )
+# "name", "full_name", "customer_name": a person's; "nursery_name", "company_name": a thing's
+_NAME_KEY = re.compile(
+    r"(?:(?:full|first|last|given|family|legal|preferred|customer|client|user|caller|member|"
+    r"holder|account_holder|patient|applicant|guest|tenant|student|subscriber|passenger|owner|"
+    r"buyer|candidate|employee|traveller|traveler|policyholder|contact|consumer|learner|parent|"
+    r"resident|visitor|driver|rider|attendee|participant|claimant|insured|borrower|investor|"
+    r"lead|prospect|your|my)_)?name|surname"
+)
 _SOMEONE_ELSES = re.compile(
     r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|builder|bank|"
     r"hotel|school|landlord|spouse|wife|husband|partner|emergency|gp|dentist|solicitor|nominee|"
@@ -22,5 +30,5 @@ _SOMEONE_ELSES = re.compile(
 def users_name(key: str, about: str) -> bool:
     """``about``: the field's key and description as lower-case words, without the examples of
     its qualifiers."""
-    named = re.fullmatch(r"(?:[a-z]+_)?name", key) or _HOLDER_NAME.search(about)
+    named = _NAME_KEY.fullmatch(key) or _HOLDER_NAME.search(about)
     return bool(named) and not _SOMEONE_ELSES.search(about)

@@ -74,6 +74,12 @@ def _their_thing(profile: Profile, reply: str, end: int) -> bool:
     return bool(_EVENT.fullmatch(word)) and stem(word) not in profile.words
 
 
+# A field that holds someone other than the user: "My sister, Hannah Clarke" answers it.
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:contact|next of kin|guardian|referee|reference|emergency|spouse|partner|nominee|"
+    r"beneficiary|carer|caregiver|person to call|who to call)\b",
+    re.I,
+)
 # What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
 _EVENT = re.compile(
     r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
@@ -137,7 +143,15 @@ def answer_claims(
     # the first sentence even when the next starts in lower case ("at the gate. he's there 24h")
     first = re.split(r"(?<=[.!?])\s+", first.strip())[0]
     owner = third_party(first)
-    if owner and not profile.qualified and not _their_thing(profile, first, owner.end()):
+    someone = _SOMEONE_ELSE.search(
+        profile.about
+    )  # the field holds another person: an emergency contact
+    if (
+        owner
+        and not profile.qualified
+        and not someone
+        and not _their_thing(profile, first, owner.end())
+    ):
         ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
         return []
     if typed_first:
@@ -151,8 +165,15 @@ def answer_claims(
         # ("Run a marathon", "Kothrud"). How someone feels may be said so ("I feel great").
         ctx.dropped.append(Dropped(phrase, f"{profile.key}: a statement, not a value", ctx.turn))
         return []
+    if not _A_ONE.search(phrase):  # "The oak one, I think": oak (not "just the one")
+        phrase = re.sub(r"(?<=[a-z])\s+ones?$", "", phrase, flags=re.I)
     source = source_of(ctx, profile, phrase, text)
     return [text_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
+
+
+_A_ONE = re.compile(
+    r"(?:^|\b(?:number|no|the|any|each|that|this|every|which|other|last|first|next))\s*ones?$", re.I
+)
 
 
 _FILLER = re.compile(
