@@ -164,3 +164,82 @@ def test_statuses_said_in_other_words() -> None:
     assert _facts(said, SOLAR, {"install_status": "deposit paid"}) == {
         "install_status": "installed"
     }
+
+
+GYM: list[dict[str, Any]] = [
+    {"key": "plan", "description": "Membership plan the member is on", "category": "temporal",
+     "type": "enum", "choices": ["off-peak", "standard", "premium"]},
+    {"key": "monthly_fee", "description": "Monthly fee the member pays", "category": "temporal",
+     "type": "money"},
+    {"key": "status", "description": "State of the member's account", "category": "temporal",
+     "type": "enum", "choices": ["active", "paused", "cancelled", "lapsed"]},
+    {"key": "first_session", "description": "Date of the first personal training session",
+     "category": "temporal", "type": "date"},
+    {"key": "photos_ok", "description": "Whether the member agrees to progress photos",
+     "category": "profile", "type": "boolean"},
+]  # fmt: skip
+CONTACTS: list[dict[str, Any]] = [
+    {"key": "emergency_contact", "description": "Name of the person to call if the owner can't "
+     "be reached", "category": "profile", "type": "string"},
+    {"key": "nursery_name", "description": "Name of the nursery the family has chosen",
+     "category": "profile", "type": "string"},
+    {"key": "finish", "description": "Wood finish the customer chose", "category": "profile",
+     "type": "string"},
+]  # fmt: skip
+TUE = datetime.datetime(2026, 11, 17, 9, 0, tzinfo=datetime.UTC)
+_on_tuesday = functools.partial(dialogue_facts, start=TUE, user="Sam Reid", agent="Kit")
+
+
+def test_a_plan_and_its_price_said_together_are_both_agreed() -> None:
+    turns = [("a", "Premium's £54.99 a month, that includes the pool."),
+             ("u", "Yeah that's fine, sign me up for that one.")]  # fmt: skip
+    assert _on_tuesday(turns, GYM) == {
+        "plan": "premium", "monthly_fee": {"amount": 54.99, "currency": "GBP"}
+    }  # fmt: skip
+
+
+def test_a_status_said_in_other_words_by_the_agent() -> None:
+    turns = [("u", "Can you freeze my membership for now? I'm off travelling."),
+             ("a", "Done, it's frozen. Nothing will be charged until you come back.")]  # fmt: skip
+    assert _on_tuesday(turns, GYM, {"status": "active"}) == {"status": "paused"}
+    lapsed = [
+        ("u", "I forgot to pay and it's just run out, the letter says it's no longer active.")
+    ]
+    assert _on_tuesday(lapsed, GYM, {"status": "active"}) == {"status": "lapsed"}
+
+
+def test_a_no_after_a_filler() -> None:
+    turns = [("a", "Are you okay with us taking progress photos?"),
+             ("u", "Erm, no, I'd really rather you didn't.")]  # fmt: skip
+    assert _on_tuesday(turns, GYM) == {"photos_ok": False}
+
+
+def test_dates_people_say() -> None:
+    this_or_next = [("a", "Aisha's free Friday morning for your first session."),
+                    ("u", "Not this Friday, I'm away - next Friday's fine though.")]  # fmt: skip
+    assert _on_tuesday(this_or_next, GYM) == {"first_session": "2026-11-27"}
+    fortnight = [("a", "When would you like the first session?"),
+                 ("u", "A fortnight on Thursday, please.")]  # fmt: skip
+    assert _on_tuesday(fortnight, GYM) == {"first_session": "2026-12-03"}
+    vague = [("a", "When would you like the first session?"),
+             ("u", "um not sure yet, might be next week sometime")]  # fmt: skip
+    assert _on_tuesday(vague, GYM) == {}
+    polite = [("a", "When would you like the first session?"),
+              ("u", "Monday week, if that's possible?")]  # fmt: skip
+    assert _on_tuesday(polite, GYM) == {"first_session": "2026-11-30"}
+
+
+def test_a_slot_offered_without_a_question_and_picked() -> None:
+    turns = [("a", "I've got Tuesday at 10:40 with Dr Hughes, or Thursday at three with Dr Patel."),
+             ("u", "Thursday, please, the three o'clock.")]  # fmt: skip
+    assert _on_tuesday(turns, GYM) == {"first_session": "2026-11-19"}
+
+
+def test_someone_elses_name_answers_a_contact_field_and_a_things_name_is_no_persons() -> None:
+    asked = [("a", "Who should we call if we can't get hold of you?"),
+             ("u", "My sister, Hannah Clarke, she's only ten minutes away.")]  # fmt: skip
+    assert _on_tuesday(asked, CONTACTS) == {"emergency_contact": "Hannah Clarke"}
+    nursery = [("a", "Which nursery have you chosen?"), ("u", "Bright Start.")]
+    assert _on_tuesday(nursery, CONTACTS) == {"nursery_name": "Bright Start"}
+    finish = [("a", "Did you want the oak or the walnut finish?"), ("u", "The oak one, I think.")]
+    assert _on_tuesday(finish, CONTACTS) == {"finish": "oak"}

@@ -38,7 +38,8 @@ ACCEPT_ANY = re.compile(
     re.I,
 )
 DENY_START = re.compile(
-    r"^\W*(no|nope|nah|not really|not yet|not now|not sure|never|don't|do not|i don't|we don't|"
+    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(no|nope|nah|not really|not yet|not now|not sure|"
+    r"never|don't|do not|i don't|we don't|"
     r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|no,|"
     r"can't(?! wait)|cannot|can not|couldn't|won't be able)\b",
     re.I,
@@ -47,7 +48,8 @@ DENY_ANY = re.compile(
     r"\b(rather not|doesn't work|does not work|won't work|can't do|cannot do|not okay|not ok|"
     r"too (much|high|expensive|pricey|costly|far|late|early|small|big)|instead|i'd prefer|we'd prefer|prefer not|"
     r"let me think|i'll think|think about it|not keen|no way|pass on|not good for|"
-    r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit)\b"
+    r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit|"
+    r"rather you (?:didn't|did not|don't|do not|not))\b"
     # a day turned down: "Friday's no good", "Wednesday's out", "mornings are tricky"
     r"|\b(?:\w+day|weekend|morning|afternoon|evening|that|it)s?(?:'s| is| are)\s+"
     r"(?:no good|out|tricky|difficult|bad|impossible|a no)\b",
@@ -151,13 +153,24 @@ _TENTATIVE = re.compile(
 
 
 def tentative(sentence: str, answering: bool) -> bool:
-    """Whether a sentence ending in "?" answers the agent's question unsurely."""
+    """Whether a sentence ending in "?" answers the agent's question unsurely ("Maybe 8k?") or
+    politely ("Monday week, if that's possible?")."""
+    if answering and _POLITE.search(sentence) and not WH.match(sentence.strip()):
+        return True
     return (
         answering
         and question_kind(sentence) != "wh"
         and not re.search(r"\b(?:you|your|we|us)\b", sentence, re.I)
         and bool(_TENTATIVE.match(sentence))
     )
+
+
+_POLITE = re.compile(
+    r",?\s*(?:if (?:that's|that is|it's|it is) (?:possible|ok|okay|alright|all right|doable)|"
+    r"is that (?:ok|okay|possible|alright|all right)|would that (?:work|be ok(?:ay)?)|"
+    r"does that work|(?:is )?that ok)\s*\?\s*$",
+    re.I,
+)
 
 
 def accepts(text: str, weak: bool = True) -> bool:

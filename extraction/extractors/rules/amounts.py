@@ -236,12 +236,21 @@ def quotes(sentence: str, currency: str | None) -> bool:
     if _RANGE.search(sentence):  # "₹7,000 to ₹10,000 depending on the brand": what such jobs cost
         return False
     amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency]
-    return any(
+    return any(_PRICED_AT.search(sentence, 0, a.start) for a in amounts) or any(
         (m.end() <= a.start and a.start - m.end() <= 40)
         or (a.end <= m.start() and m.start() - a.end <= 4)
         for m in _PRICE.finditer(sentence)
         for a in amounts
     )  # the price word beside the amount: "that's $118", "£238 all in"
+
+
+# "Premium's £54.99 a month", "we're looking at £145", "I can do it for £139"
+_PRICED_AT = re.compile(
+    r"(?:'s|\bis|\bare|'d be|\bbe|looking at|do (?:it|that|them) for|yours for|"
+    r"(?:a|per|an?) (?:night|month|week|session|hour|year|table|head|person)(?: is)?)"
+    r"\s+(?:about\s+|around\s+|just\s+|only\s+)?$",
+    re.I,
+)
 
 
 _RANGE = re.compile(

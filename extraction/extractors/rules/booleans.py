@@ -55,7 +55,7 @@ _A_THING = re.compile(
     r"[a-z0-9'-]+){0,5}\W*",
     re.I,
 )
-_AHEAD = re.compile(r"\b(?:i'll|we'll|will|going to|gonna|hopefully|hoping|should|soon|"
+_AHEAD = re.compile(r"\b(?:i'll|we'll|will|going to|gonna|hopefully|hoping|soon|"
                     r"next (?:week|month|year))\b", re.I)  # fmt: skip
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 NEGATION = re.compile(r"\b(?:no|not|never|none|nothing)\b|n't\b", re.I)

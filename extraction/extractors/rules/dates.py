@@ -43,7 +43,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in", re.compile(rf"\b(?:in\s+)?{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I)),
     ("weekday", re.compile(
         rf"\b(?:(?P<which>next|last|this|coming|on|by|until|till|from)\s+)?(?P<wd>{_WEEKDAY})\b(?:\s+(?P<next>next week|after next))?", re.I)),
-    ("weekon", re.compile(rf"\ba week (?:on|from|this|come) (?P<wd>{_WEEKDAY})\b|\b(?P<wd2>{_WEEKDAY}) week\b|\ba week (?P<rel>tomorrow|today)\b|\b(?P<rel2>tomorrow) week\b", re.I)),
+    ("weekon", re.compile(rf"\ba (?P<span>week|fortnight) (?:on|from|this|come) (?P<wd>{_WEEKDAY})\b|\b(?P<wd2>{_WEEKDAY}) week\b|\ba week (?P<rel>tomorrow|today)\b|\b(?P<rel2>tomorrow) week\b", re.I)),
     ("period", re.compile(
         r"\b(?P<which>next|last|this|coming)\s+(?P<what>week|weekend|month|year)\b", re.I)),
     ("end", re.compile(
@@ -129,7 +129,7 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
         return today + datetime.timedelta(days=7 + ((g["rel"] or g["rel2"]).lower() == "tomorrow"))
     if kind == "weekon":  # "a week on Saturday", "Saturday week": the Saturday after next
         delta = (WEEKDAYS.index((g["wd"] or g["wd2"]).lower()) - today.weekday()) % 7 or 7
-        return today + datetime.timedelta(days=delta + 7)
+        return today + datetime.timedelta(days=delta + (14 if g["span"] == "fortnight" else 7))
     if kind == "period":
         step = {"last": -1, "next": 1, "coming": 1, "this": 0}[g["which"].lower()]
         what = g["what"].lower()
@@ -203,6 +203,12 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             continue
         if day is not None and kind == "weekday" and _in_the_past(match, text):
             day -= datetime.timedelta(days=7)  # "they changed it on Friday night": the last one
+        wd = (match.groupdict().get("wd") or "").lower()
+        if (day is not None and kind == "weekday" and (match.group("which") or "").lower() == "next"
+                and day - today < datetime.timedelta(days=7) and re.search(rf"\bthis {wd}\b", text, re.I)):  # fmt: skip
+            day += datetime.timedelta(days=7)  # "Not this Friday … next Friday": the one after
+        if kind == "period" and _VAGUE.search(text):
+            continue  # "might be next week sometime": no day
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
@@ -219,6 +225,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
     return _in_month_said(sorted(found, key=lambda f: f.start))
 
 
+_VAGUE = re.compile(r"\bsome ?time\b|\bat some point\b|\bat some stage\b", re.I)
 _PER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven)\s+[a-z]+\s+$", re.I)
 # "back in February": gone by (not "I'll be back in June", "coming back in May")
 _BACK = re.compile(

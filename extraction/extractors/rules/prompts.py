@@ -35,7 +35,8 @@ OFFER = re.compile(
     r"put you down|proposes?|suggest|recommend|pencil|worth (?:a look|considering|thinking about)|"
     r"you (?:might|may) want to|"
     r"which (?:\w+ )?(?:suits|works|is better|would suit|do you prefer|would you prefer)|"
-    r"(?:we|i) (?:have|'ve got)\s+(?:a|an|some|one|two|three|another)\b(?!\s+(?:question|problem|"
+    r"(?:we|i)(?: have|'ve got| have got)\s+(?:a|an|some|one|two|three|another|(?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)day)\b(?!\s+(?:question|problem|"
     r"issue|note|record|look|update|answer|quick|few|bit|feeling|idea)\b))\b",
     re.I,
 )
@@ -243,7 +244,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
-                                  bool(questions) and _offers(question)))]  # fmt: skip
+                                  (bool(questions) and _offers(question)) or offer))]  # fmt: skip
         owners += string_offers(sentence, fields, prompt)
         if not owners:
             continue
@@ -254,12 +255,12 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         owners = _result_first(owners, sentence)
 
         dated = offer  # a date offered is when, beside what ("I can book Kev for Tuesday")
-        tops: dict[bool, float] = {}
+        tops: dict[tuple[bool, str], float] = {}  # one value of each type ("Premium's £54.99")
         for (points, _, _), mention in owners:
-            apart = dated and mention.type == "date"
+            apart = (dated and mention.type == "date", mention.type)
             tops[apart] = max(points, tops.get(apart, points))
         for (points, profile, cue), mention in owners:
-            top = tops[dated and mention.type == "date"]
+            top = tops[(dated and mention.type == "date", mention.type)]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             either = (
@@ -272,24 +273,15 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 # "I've opened INC-20417. Can I reach you on your extension?": a report, not
                 # offered by the question after it (unless that asks "is that right?")
                 reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
-                offered = (
-                    offer
-                    or (prompt.offers and not reported)
-                    or (
-                        quoted
-                        and not stated
-                        and mention.type == "money"
-                        and priced(profile.key, profile.about)
-                    )
-                )
+                price = quoted and mention.type == "money" and priced(profile.key, profile.about)
+                offered = offer or (prompt.offers and not reported) or (price and not stated)
                 into = prompt.proposals if offered and not named else prompt.stated
                 if into is prompt.stated and (
-                    not _names_field(profile, mention, sentence, prompt)
+                    not (prompt.offers or stated)  # let in as a price only: it tells nothing
+                    or not _names_field(profile, mention, sentence, prompt)
                     or (names and not given(sentence, mention, before))
                 ):
-                    if not (
-                        quoted and mention.type == "money" and priced(profile.key, profile.about)
-                    ):
+                    if not price:
                         continue
                     into = prompt.proposals  # a price not said of its field: theirs if agreed
                 into.append((profile, replace(mention, sentence=sentence), cue))

@@ -75,6 +75,14 @@ _STATES: Table = {
         ("located", "found", "traced"),
         r"found (?:it|them|my|your|the|her|his)\b|tracked (?:it |them )?down|traced (?:it|them)",
     ),
+    "paused": (
+        ("paused", "on hold", "frozen", "suspended"),
+        r"\bfroze\b|\bfrozen\b|\bpaused\b|\bsuspended\b",
+    ),
+    "lapsed": (
+        ("lapsed", "expired", "ran out"),
+        r"\b(?:run|ran) out\b|\bexpired\b|\blapsed\b|no longer (?:covered|valid|active|insured)",
+    ),
     "cancelled": (
         ("cancelled", "canceled", "called off"),
         r"called (?:it )?off|scrapped|cancel+ed",
@@ -82,7 +90,8 @@ _STATES: Table = {
     "paid": (
         ("paid", "settled", "payment made", "paid out", "payout"),
         r"(?:money|payment|payout|cheque|funds?)\b[\w\s']{0,20}?\b(?:landed|arrived|came through|"
-        r"went through|is in|was in|hit)|paid (?:out|up)",
+        r"went through|is in|was in|hit)|paid (?:out|up)|transferred\b[\w\s']{0,20}?\b(?:amount|"
+        r"money|payment|advance|deposit|balance|funds)",
     ),
     "approved": (
         ("approved", "accepted", "granted", "sanctioned", "authorised", "authorized"),
