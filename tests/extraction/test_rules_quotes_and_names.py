@@ -243,3 +243,54 @@ def test_someone_elses_name_answers_a_contact_field_and_a_things_name_is_no_pers
     assert _on_tuesday(nursery, CONTACTS) == {"nursery_name": "Bright Start"}
     finish = [("a", "Did you want the oak or the walnut finish?"), ("u", "The oak one, I think.")]
     assert _on_tuesday(finish, CONTACTS) == {"finish": "oak"}
+
+
+STAFF: list[dict[str, Any]] = [
+    {"key": "employee_name", "description": "The employee's full name", "category": "profile",
+     "type": "string"},
+    {"key": "employee_id", "description": "Staff ID, e.g. E10442", "category": "profile",
+     "type": "string"},
+    {"key": "account_last4", "description": "Last 4 digits of the account salary is paid into",
+     "category": "temporal", "type": "string"},
+    {"key": "claim", "description": "Amount of an expense claim", "category": "temporal",
+     "type": "money"},
+    {"key": "loan_term_years", "description": "Length of the loan in years", "category":
+     "temporal", "type": "number"},
+]  # fmt: skip
+PETS: list[dict[str, Any]] = [
+    {"key": "owner_name", "description": "Owner's name (the client on the account)",
+     "category": "profile", "type": "string"},
+    {"key": "pet", "description": "Each animal, one fact per pet keyed by its name (pet:<name>)",
+     "category": "profile", "type": "string"},
+]  # fmt: skip
+_neha = functools.partial(dialogue_facts, start=TUE, user="Neha Joshi", agent="Asha")
+
+
+def test_a_name_and_an_id_in_one_reply() -> None:
+    turns = [("a", "Can you share your employee ID and name?"), ("u", "Neha Joshi, E20731")]
+    assert _neha(turns, STAFF) == {"employee_name": "Neha Joshi", "employee_id": "E20731"}
+
+
+def test_your_name_asked_where_many_fields_say_name() -> None:
+    turns = [("a", "Can I get your name?"), ("u", "Jenna Morales.")]
+    facts = dialogue_facts(turns, PETS, start=TUE, user="Jenna Morales", agent="Marcus")
+    assert facts == {"owner_name": "Jenna Morales"}
+
+
+def test_no_text_value_cut_from_an_amount_and_no_half_of_a_plan() -> None:
+    paid = [("a", "It was approved on the 5th and will be paid with May salary, Rs 1,180."),
+            ("u", "ok")]  # fmt: skip
+    assert "account_last4" not in _neha(paid, STAFF)
+    split = [("a", "Would you want to fix for two years?"),
+             ("u", "Nah, we'd rather split it, half fixed half variable.")]  # fmt: skip
+    assert "loan_term_years" not in _neha(split, STAFF)
+
+
+def test_a_run_is_no_price() -> None:
+    turns = [("a", "Brilliant. How was Sunday's 16k?"), ("u", "Done in 1:52, calf's tight")]
+    assert _neha(turns, STAFF, {"claim": "₹4,500"}) == {}
+
+
+def test_the_agent_repeating_a_held_value_adds_nothing() -> None:
+    turns = [("a", "The payment of ₹1,180 for your claim went out today."), ("u", "Got it, thanks")]
+    assert _neha(turns, STAFF, {"claim": "₹1,180"}) == {}

@@ -33,7 +33,7 @@ from extraction.extractors.rules.currency import (
     fill_currency,
 )
 from extraction.extractors.rules.fields import Profile, content_words, profiles
-from extraction.extractors.rules.keep import implausible, keep_last_per_field, one_reading
+from extraction.extractors.rules.keep import holds, implausible, keep_last_per_field, one_reading
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
@@ -325,6 +325,8 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         ):
             continue
         offer = any(o is profile and m is mention for o, m, _ in offered)
+        if not offer and not profile.qualified and holds(ctx.current, profile, mention.value):
+            continue  # the agent repeating what memory holds adds nothing (nor a new source)
         confirmed = offer or acknowledges(text) or agreed
         how = (
             "accepts the agent's proposal"

@@ -174,6 +174,8 @@ def numbers_in(text: str) -> list[Number]:
                 continue
         elif word in _MORE_WORDS:
             value = float(_MORE_WORDS[word])
+            if word == "half" and not _HALF_OF.match(text, match.end()):
+                continue  # "half fixed half variable": no number
         elif word in _ORDINAL_WORDS:  # a place said by its word: "fourth floor", "Fourth."
             value = float(_ORDINAL_WORDS.index(word) + 1)
             alone = word not in ("first", "second") and _on_its_own(text, match)  # not "First, …"
@@ -235,7 +237,8 @@ def quotes(sentence: str, currency: str | None) -> bool:
     """Whether the agent's sentence puts a price to the user."""
     if _RANGE.search(sentence):  # "₹7,000 to ₹10,000 depending on the brand": what such jobs cost
         return False
-    amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency]
+    amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency
+               and _CURRENCY_SAID.search(sentence[max(0, a.start - 4) : a.end + 10])]  # fmt: skip
     return any(_PRICED_AT.search(sentence, 0, a.start) for a in amounts) or any(
         (m.end() <= a.start and a.start - m.end() <= 40)
         or (a.end <= m.start() and m.start() - a.end <= 4)
@@ -244,6 +247,17 @@ def quotes(sentence: str, currency: str | None) -> bool:
     )  # the price word beside the amount: "that's $118", "£238 all in"
 
 
+# "half a day", "half an hour", "half price", "and a half": a half that counts
+_HALF_OF = re.compile(
+    r"\s+(?:a|an|hour|day|kilo|kg|litre|liter|mile|km|pint|dozen|price|percent|the)\b|\s*(?:[,.;!?]|$)",
+    re.I,
+)
+# A currency written with the amount ("£238", "Rs 3,200", "145 francs"), not only "16k"
+_CURRENCY_SAID = re.compile(
+    r"[£$€₹¥]|\b(?:rs|inr|usd|gbp|eur|aud|cad|sgd|chf|nzd|dollars?|pounds?|quid|euros?|rupees?|"
+    r"francs?|bucks)\b",
+    re.I,
+)
 # "Premium's £54.99 a month", "we're looking at £145", "I can do it for £139"
 _PRICED_AT = re.compile(
     r"(?:'s|\bis|\bare|'d be|\bbe|looking at|do (?:it|that|them) for|yours for|"
@@ -257,7 +271,7 @@ _RANGE = re.compile(
     r"\d\s*(?:k\b)?\s*(?:to|-|\u2013|or)\s*[₹$£€]?\s*\d|\bbetween\b|\bfrom\s+[₹$£€]?\d", re.I
 )
 # A field that holds a price put to the user (not what they will spend: a budget, a ceiling)
-_PRICED = re.compile(r"estimate|quote|fee|price|cost|charge|total|bill|invoice|payment|premium|"
+_PRICED = re.compile(r"estimate|quote|fee|price|cost|charge|total|bill|invoice|payment|premium|co-?pay|"
                      r"deposit|amount due")  # fmt: skip
 _SPEND = re.compile(r"budget|ceiling|most|max|limit|afford|spend|salary|income|earn")
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from extraction.extractors.rules.acts import takes_back
-from extraction.extractors.rules.fields import TIME_UNITS
+from extraction.extractors.rules.fields import TIME_UNITS, Profile
 from extraction.extractors.rules.mentions import day_of_month
 from extraction.extractors.rules.reader import Claim, same_value
+from schemas.validation import ValidationFailed, fact_value_validate
 
 # A total after its parts: the value the field holds is the sum, not the last part.
 _TOTAL = re.compile(
@@ -183,3 +186,11 @@ def one_reading(claims: list[Claim]) -> list[Claim]:
             worse = min(day, date, key=lambda c: float(c.why.get("points", 0.0)))
             drop.add(id(worse))
     return [c for c in claims if id(c) not in drop]
+
+
+def holds(current: Mapping[str, str], profile: Profile, value: Any) -> bool:
+    """Whether memory already holds ``value`` for the field (as its text)."""
+    try:
+        return current.get(profile.key) == fact_value_validate(profile.field, value)[1]
+    except ValidationFailed:
+        return False

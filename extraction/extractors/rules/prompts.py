@@ -69,6 +69,11 @@ NAME_QUESTION = re.compile(
     r"call you|is this|on the line|have the pleasure)\b",
     re.I,
 )
+_YOUR_NAME = re.compile(
+    r"\byour\s+(?:full\s+|first\s+|last\s+)?name\b|\bwho (?:am i|do i have|is (?:this|calling))\b|"
+    r"\bspeaking (?:to|with)\b",
+    re.I,
+)
 CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
@@ -138,6 +143,8 @@ def _rank(
         sim = similarity(profile, vector) if vector is not None else 0.0
         if profile.person_name and not NAME_QUESTION.search(question):
             continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
+        if profile.person_name and _YOUR_NAME.search(question):
+            words = max(words, 1.0)  # however many fields say "name" ("pet:<name>")
         if words >= ASKED_MIN_WORDS or sim >= ASKED_MIN_SIMILARITY:
             cue = (
                 f"question names '{word}'"
@@ -245,7 +252,8 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
                                   (bool(questions) and _offers(question)) or offer))]  # fmt: skip
-        owners += string_offers(sentence, fields, prompt)
+        owners += [o for o in string_offers(sentence, fields, prompt)
+                   if not _MONEYISH.match(str(o[1].value))]  # fmt: skip  # not "Rs 1" of "Rs 1,180"
         if not owners:
             continue
         # A sentence proposes one thing, its best-named value; or one per thing it names
@@ -255,12 +263,13 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         owners = _result_first(owners, sentence)
 
         dated = offer  # a date offered is when, beside what ("I can book Kev for Tuesday")
-        tops: dict[tuple[bool, str], float] = {}  # one value of each type ("Premium's £54.99")
-        for (points, _, _), mention in owners:
-            apart = (dated and mention.type == "date", mention.type)
-            tops[apart] = max(points, tops.get(apart, points))
+        tops: dict[tuple[bool, bool], float] = {}  # a price beside its plan ("Premium's £54.99")
+
+        for (points, profile, _), mention in owners:
+            at = _group(profile, mention, dated, quoted)
+            tops[at] = max(points, tops.get(at, points))
         for (points, profile, cue), mention in owners:
-            top = tops[(dated and mention.type == "date", mention.type)]
+            top = tops[_group(profile, mention, dated, quoted)]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             either = (
@@ -299,9 +308,17 @@ _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
 _OR = re.compile(r"\bor\b", re.I)
+_MONEYISH = re.compile(r"\W*(?:rs\.?|inr|usd|eur|gbp|[£$€₹])\s*\d", re.I)
 _AGENTS_OWN = re.compile(r"\W*my\b", re.I)
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)
+
+
+def _group(profile: Profile, mention: Mention, dated: bool, quoted: bool) -> tuple[bool, bool]:
+    """Which values of a sentence compete: a date offered is apart from what is offered on it,
+    a price from the plan it is the price of ("Premium's £54.99")."""
+    price = quoted and mention.type == "money" and priced(profile.key, profile.about)
+    return dated and mention.type == "date", price
 
 
 def proposes(sentence: str) -> bool:

@@ -96,6 +96,12 @@ def answer_claims(
     if prompt is None or not prompt.asked or prompt.kind == "":
         return []
     profile, _, cue = prompt.asked[0]
+    text = ctx.turn.text.strip()
+    if profile.person_name and profile.key in taken:  # "Your ID and name?" — "Neha Joshi, E20731"
+        profile, _, cue = next(
+            (a for a in prompt.asked[1:] if a[0].type == "string"), prompt.asked[0]
+        )
+        text = re.sub(r"^\W*[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)+\s*[,.;:]\s*", "", text)  # the name
     if profile.type != "string" or profile.person_name or profile.qualified or profile.key in taken:
         return []  # one fact per thing: read clause by clause, with the thing (qualify.py)
     question = prompt.turn.text.lower()
@@ -104,7 +110,6 @@ def answer_claims(
         for k, v in current.items()
     ):
         return []
-    text = ctx.turn.text.strip()
     said = sentences(text)
     filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
     if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):
