@@ -325,7 +325,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         ):
             continue
         offer = any(o is profile and m is mention for o, m, _ in offered)
-        if not offer and not profile.qualified and holds(ctx.current, profile, mention.value):
+        if not offer and holds(ctx.current, profile, mention, offered + told):
             continue  # the agent repeating what memory holds adds nothing (nor a new source)
         confirmed = offer or acknowledges(text) or agreed
         how = (

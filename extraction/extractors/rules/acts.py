@@ -112,7 +112,9 @@ THIRD_PARTY = re.compile(
     # "It's a …", "That's fine", "Key's in the lockbox": "is", not anyone's
     r"(?!(?:It|That|There|Here|What|Who|Where|How|When|Let|This|Everything|Nothing|Something|"
     r"Anything|One)'s)"
-    r"[A-Z][a-z]+'s\s+(?![A-Z])(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+",
+    r"[A-Z][a-z]+'s\s+(?![A-Z])(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+"
+    # "Divya said you charge 3,500": what someone else said
+    r"|\b(?!(?:I|It|That|This|He|She|They|We|You)\b)[A-Z][a-z]+\s+(?:said|says|told me|reckons|mentioned)\b",
 )
 FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from extraction.extractors.rules.acts import takes_back
 from extraction.extractors.rules.fields import TIME_UNITS, Profile
-from extraction.extractors.rules.mentions import day_of_month
+from extraction.extractors.rules.mentions import Mention, day_of_month
 from extraction.extractors.rules.reader import Claim, same_value
 from schemas.validation import ValidationFailed, fact_value_validate
 
@@ -188,9 +187,13 @@ def one_reading(claims: list[Claim]) -> list[Claim]:
     return [c for c in claims if id(c) not in drop]
 
 
-def holds(current: Mapping[str, str], profile: Profile, value: Any) -> bool:
-    """Whether memory already holds ``value`` for the field (as its text)."""
+def holds(current: Mapping[str, str], profile: Profile, mention: Mention,
+          said: list[tuple[Profile, Mention, str]]) -> bool:  # fmt: skip
+    """Whether memory already holds the value the agent says for the field (as its text), and
+    the agent says no other value of it beside (which would come after it)."""
+    if profile.qualified or any(p is profile and m is not mention for p, m, _ in said):
+        return False
     try:
-        return current.get(profile.key) == fact_value_validate(profile.field, value)[1]
+        return current.get(profile.key) == fact_value_validate(profile.field, mention.value)[1]
     except ValidationFailed:
         return False

@@ -76,7 +76,7 @@ def _their_thing(profile: Profile, reply: str, end: int) -> bool:
 
 # A field that holds someone other than the user: "My sister, Hannah Clarke" answers it.
 _SOMEONE_ELSE = re.compile(
-    r"\b(?:contact|next of kin|guardian|referee|reference|emergency|spouse|partner|nominee|"
+    r"\b(?:contact|next of kin|guardian|guarantor|referee|reference|emergency|spouse|partner|nominee|"
     r"beneficiary|carer|caregiver|person to call|who to call)\b",
     re.I,
 )
@@ -172,6 +172,9 @@ def answer_claims(
         return []
     if not _A_ONE.search(phrase):  # "The oak one, I think": oak (not "just the one")
         phrase = re.sub(r"(?<=[a-z])\s+ones?$", "", phrase, flags=re.I)
+    phrase = re.sub(
+        r"(?<=\w)[\s,]+(?:yeah|yep|yes|ya|mate|innit|lol|haha)$", "", phrase, flags=re.I
+    )
     source = source_of(ctx, profile, phrase, text)
     return [text_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
 
