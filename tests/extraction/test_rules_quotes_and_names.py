@@ -294,3 +294,21 @@ def test_a_run_is_no_price() -> None:
 def test_the_agent_repeating_a_held_value_adds_nothing() -> None:
     turns = [("a", "The payment of ₹1,180 for your claim went out today."), ("u", "Got it, thanks")]
     assert _neha(turns, STAFF, {"claim": "₹1,180"}) == {}
+
+
+DESK: list[dict[str, Any]] = [
+    {"key": "name", "description": "Caller's name", "category": "profile", "type": "string"},
+    {"key": "department", "description": "The caller's own team or department", "category":
+     "profile", "type": "string"},
+]  # fmt: skip
+
+
+def test_the_team_said_with_the_callers_name() -> None:
+    turns = [("a", "Good morning, IT helpdesk, Sam here. How can I help?"),
+             ("u", "hola Sam! I am Lucía Fernández from marketing in the Madrid office, two problems")]  # fmt: skip
+    facts = dialogue_facts(turns, DESK, start=TUE, user="Lucía Fernández", agent="Sam")
+    assert facts == {"name": "Lucía Fernández", "department": "marketing"}
+    hobby = [("a", "Tell me what's going on."), ("u", "Rahul Menon, I play club cricket.")]
+    assert "department" not in dialogue_facts(
+        hobby, DESK, start=TUE, user="Rahul Menon", agent="Sam"
+    )

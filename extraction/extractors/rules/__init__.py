@@ -24,6 +24,7 @@ import numpy as np
 from core.text import sentences
 from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, denies
+from extraction.extractors.rules.affiliation import affiliation_claims
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.booleans import boolean_claims
 from extraction.extractors.rules.currency import (
@@ -228,7 +229,7 @@ class _Reader:
         first = len(said[0][0]) if said else 0
         typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
-        for extra in (name_claims(ctx),):
+        for extra in (name_claims(ctx), affiliation_claims(ctx, taken)):
             claims += [c for c in extra if c.profile.key not in taken]
         taken |= {c.profile.key for c in claims}
         claims += shaped_claims(ctx, taken)
