@@ -15,8 +15,13 @@ YES_NO = re.compile(
     rf"^\W*(?:and |so |also |great[,.!]? |ok(?:ay)?[,.!]? |alright[,.!]? )?(?:{_AUX})\b", re.I
 )
 WH = re.compile(r"\b(what|which|when|where|who|whom|whose|why|how)\b", re.I)
+_INDIRECT = re.compile(
+    r"\W*(?:do|can|could|would)\s+you\s+(?:know|remember|recall|tell me|say|confirm)\s+(?:\w+\s+)?"
+    r"(?:what|which|when|where|who|how|whether|if)\b|\W*(?:any|have you (?:got )?any) idea\b",
+    re.I,
+)
 ACCEPT_START = re.compile(  # "hmm ok", "uh, yes"
-    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
+    r"^\W*(?:(?:hmm+|um+|uh+|er+m?)\W+)?(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
     r"definitely|of course|please do|please|go ahead|sounds good|sounds great|"
     r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
     r"that's fine|that is fine|agreed|deal|haan|ji|"
@@ -38,16 +43,18 @@ ACCEPT_ANY = re.compile(
     re.I,
 )
 DENY_START = re.compile(
-    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(no|nope|nah|not really|not yet|not now|not sure|"
+    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(no(?![\s,]+(?:problem|worries|rush|harm|bother|"
+    r"trouble|doubt)\b)|nope|nah|not really|not yet|not now|not sure|"
     r"never|don't|do not|i don't|we don't|"
-    r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|no,|"
+    r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|"
     r"can't(?! wait)|cannot|can not|couldn't|won't be able)\b",
     re.I,
 )
 DENY_ANY = re.compile(
     r"\b(rather not|doesn't work|does not work|won't work|can't do|cannot do|not okay|not ok|"
     r"too (much|high|expensive|pricey|costly|far|late|early|small|big)|instead|i'd prefer|we'd prefer|prefer not|"
-    r"let me think|i'll think|think about it|not keen|no way|pass on|not good for|"
+    r"let me think|i'll think|think about it|not keen|no way|pass on|not good for|quite a lot|"
+    r"a bit steep|(?:that's|that is) a lot|(?:nothing|anything) (?:sooner|earlier|cheaper|later)|"
     r"can't make|cannot make|not possible|doesn't suit|does not suit|won't suit|"
     r"rather you (?:didn't|did not|don't|do not|not))\b"
     # a day turned down: "Friday's no good", "Wednesday's out", "mornings are tricky"
@@ -59,7 +66,7 @@ DENY_ANY = re.compile(
 DEFERS = re.compile(
     r"\b(?:let me think|i'll think|think about it|let me check|i'll check|need to check|"
     r"i'll let you know|not sure yet|get back to you|lemme check|let me discuss|discuss (?:it )?with|"
-    r"talk (?:it over )?(?:to|with) my|ask my|check my (?:schedule|calendar|diary))\b",
+    r"talk (?:it over )?(?:to|with) my|ask my|check my (?:schedule|calendar|diary)|call (?:you )?back)\b",
     re.I,
 )
 HEDGE = re.compile(
@@ -114,7 +121,8 @@ THIRD_PARTY = re.compile(
     r"Anything|One)'s)"
     r"[A-Z][a-z]+'s\s+(?![A-Z])(?!(?:fine|good|ok|okay|great|right|correct|done)\b)\w+"
     # "Divya said you charge 3,500": what someone else said
-    r"|\b(?!(?:I|It|That|This|He|She|They|We|You)\b)[A-Z][a-z]+\s+(?:said|says|told me|reckons|mentioned)\b",
+    r"|\b(?!(?:I|It|That|This|He|She|They|We|You)\b)[A-Z][a-z]+\s+(?:said|says|told me|reckons|mentioned)\b"
+    r"(?!\s+(?:that\s+)?(?:we|i|us|our|my)\b)",
 )
 FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I
@@ -131,7 +139,8 @@ def question_kind(sentence: str) -> str:
     if not is_question(sentence):
         return ""
     last = sentence.split(",")[-1]
-    if (WH.search(last) and not YES_NO.match(last)) or WH.match(sentence.strip()):
+    asks_yn = YES_NO.match(last) and not _INDIRECT.match(last)  # "Do you know when …?" asks when
+    if (WH.search(last) and not asks_yn) or WH.match(sentence.strip()):
         return "wh"  # not "Do you want us to assemble it when they drop it off?"
     if re.search(r"\bor\b", sentence) and not re.search(r"\bor (not|no)\b", sentence, re.I):
         return "alt"
@@ -177,8 +186,8 @@ _POLITE = re.compile(
 
 def accepts(text: str, weak: bool = True) -> bool:
     """Whether the reply agrees; ``weak``: "Perfect." and "Great." count (after a question)."""
-    if denies(text) or PUT_OFF.search(text):
-        return False
+    if denies(text) or PUT_OFF.search(text) or DEFERS.search(text):
+        return False  # "Okay, I'll talk it over with my husband"
     return bool(
         ACCEPT_START.match(text) or ACCEPT_ANY.search(text) or (weak and WEAK_ACCEPT.match(text))
     )
@@ -254,3 +263,19 @@ def own_after(clause: str, end: int, value: int) -> bool:
             re.I,
         )
     )
+
+
+# "leadership moved it to", "can we push it to", "rescheduled for": a date that replaces one
+_MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"  # "knocked it down to £398,500"
+                    r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?|knock(?:ed)? (?:it |\w+ )?(?:down|off)|(?:dropp|cut|reduc|lower|rais|increas|upp)(?:ed|e)? (?:it |that |this )?(?:down |up )?)"
+                    r"\b[^.;!?]{0,30}\b(?:to|for|until)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:the\s+)?$", re.I)  # fmt: skip
+# "could you raise it to £5,000 at some point?": asked for or wished, not the new value
+_WISH = re.compile(
+    r"\b(?:could|would|whether|like to|want to|wish|hope|hoping|can you|may|if|unless)\b", re.I
+)
+
+
+def moved_to(before: str) -> bool:
+    """Whether the words before a value say it replaces the field's value ("moved it to",
+    "knocked it down to")."""
+    return bool(_MOVED.search(before)) and not _WISH.search(before)

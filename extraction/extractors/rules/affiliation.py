@@ -19,7 +19,22 @@ _INTRO = re.compile(
     r"(?P<org>[^,.!?;]+)",
     re.I,
 )
-_TEAM = re.compile(r"\b(?:team|department|dept|division|unit|office)\b", re.I)
+_TEAM = re.compile(r"\b(?:team|department|dept|division)\s*$", re.I)
+# said as a department: "from marketing", "in finance"
+_DEPARTMENT = re.compile(
+    r"(?:the\s+)?(?:marketing|sales|finance|hr|human resources|it|legal|operations|ops|accounts|"
+    r"accounting|engineering|support|customer service|procurement|payroll|admin|facilities|"
+    r"security|research|product|design|compliance|risk|billing|logistics|dispatch|reception)",
+    re.I,
+)
+# said as a business: "Murphy and Sons", "Acme Ltd", "Patel Builders"
+_COMPANY = re.compile(
+    r"\b(?:ltd|limited|plc|inc|llc|gmbh|co|company|sons|bros|brothers|group|solutions|services|"
+    r"consulting|partners|builders|construction|plumbing|electrical|motors|associates|holdings|"
+    r"enterprises|industries|corp|corporation|agency|studio|studios|bakery|cafe|restaurant|clinic|"
+    r"surgery|pharmacy|hotel|school|academy|trust|council)\b\.?\s*$",
+    re.I,
+)
 _TEAM_FIELD = re.compile(r"\b(?:team|department|dept|division)\b", re.I)
 _COMPANY_FIELD = re.compile(
     r"\b(?:company|employer|business|firm|organi[sz]ation|agency|practice)\b", re.I
@@ -44,7 +59,9 @@ def affiliation_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     org = re.split(r"\s+(?:in|at|and i|but|who|which|for)\s+", match.group("org").strip())[0]
     if not org or _NOT_ORG.match(org) or len(org.split()) > 5:
         return []
-    team = bool(_TEAM.search(org)) or match.group(0).lower().find(" from ") >= 0
+    team = bool(_TEAM.search(org)) or bool(_DEPARTMENT.fullmatch(org.strip()))
+    if not team and not _COMPANY.search(org):
+        return []  # "Sam Reid from Leeds", "Sam Reid, 14 Hill Street": no team nor company said
     fields = [
         p for p in ctx.fields if p.type == "string" and not p.qualified and p.key not in taken
     ]

@@ -235,7 +235,7 @@ _PRICE = re.compile(
 
 def quotes(sentence: str, currency: str | None) -> bool:
     """Whether the agent's sentence puts a price to the user."""
-    if _RANGE.search(sentence):  # "₹7,000 to ₹10,000 depending on the brand": what such jobs cost
+    if _RANGE.search(sentence) or _IF.search(sentence):  # "₹7,000 to ₹10,000", "If you cancel, …"
         return False
     amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency
                and _CURRENCY_SAID.search(sentence[max(0, a.start - 4) : a.end + 10])]  # fmt: skip
@@ -267,6 +267,7 @@ _PRICED_AT = re.compile(
 )
 
 
+_IF = re.compile(r"\b(?:if|unless|otherwise|most customers|most people|usually)\b", re.I)
 _RANGE = re.compile(
     r"\d\s*(?:k\b)?\s*(?:to|-|\u2013|or)\s*[₹$£€]?\s*\d|\bbetween\b|\bfrom\s+[₹$£€]?\d", re.I
 )

@@ -36,6 +36,13 @@ _NONE = re.compile(
     r"bad|but|except|apart|else|other|besides))",
     re.I,
 )
+# "any other drivers", "any children under five": none of some, not a count of nought
+_SOME_OF = re.compile(
+    r"\b(?:any|anyone|anybody|anything) ?(?:other|else|more|additional|further|extra)\b|"
+    r"\b(?:under|over|aged|older than|younger than|living with you|at home)\b",
+    re.I,
+)
+_UNSURE = re.compile(r"\b(?:don't know|do not know|dunno|no idea|not sure)\b", re.I)
 _ZERO = re.compile(
     r"\W*(?:no|nope|nah)?\W*(?:zero|not (?:a )?(?:one|single one|any)|no,? none)\b", re.I
 )
@@ -92,7 +99,7 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     if asked is not None and asked.type == "boolean" and prompt and prompt.kind in ("yn", "alt"):
         if prompt.kind == "alt":  # "Do you own the home or rent?" — "We own."
             value = _alternative(asked, prompt.turn.text, text)
-            if value is None and denies(text) and not accepts(text):
+            if value is None and denies(text) and not accepts(text) and not _UNSURE.search(text):
                 value = False  # "A driveway or a garage?" — "No, we've just got the road."
         else:
             value = True if accepts(text) and not denies(text) else False if denies(text) else None
@@ -132,6 +139,7 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
         # "Do you have any dependants?" / "How many?" — "Nope, none.": a count of nought
         first = sentences(text)[0] if text.strip() else ""
         if (re.search(r"\bany\b|\bhow many\b", prompt.turn.text, re.I) and not re.search(r"\d", first)
+                and not _SOME_OF.search(prompt.turn.text)
                 and (_NONE.match(first) or _ZERO.match(first)) and not third_party(first)):  # fmt: skip
             why: dict[str, object] = {"cue": "none", "answers": prompt.asked[0][2]}
             out.append(text_claim(ctx, asked, 0, text_source(ctx, text), 0, why))
@@ -151,7 +159,9 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
         if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
             continue  # one shared word ("car", "work") does not say which yes/no it is
         (points, word), sentence = scored[0]
-        if (third_party(sentence) and not profile.qualified) or _AHEAD.search(sentence):
+        named_in = max(re.split(r"[,;:]|\s+(?:and|but|so)\s+", sentence),
+                       key=lambda c: cue_score(profile, c)[0])  # fmt: skip
+        if (third_party(sentence) and not profile.qualified) or _AHEAD.search(named_in):
             continue  # someone else's; "I'll have the pre-approval next week hopefully"
         value = not NEGATIVE.search(sentence)
         why = {"cue": f"names '{word}'", "points": round(points, 2)}

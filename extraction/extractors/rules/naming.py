@@ -87,7 +87,7 @@ _AGE = (
 )
 _SUBJECT = re.compile(
     rf"(?:^|[.!?]\s+){_DAY}([A-Z][a-z][\w-]+)(?:'s|\s+(?:is|has))\s+"
-    rf"(?:(?:a|an|the|my|our|on|in|just|been|got|now)\b|{_AGE})"
+    rf"(?:(?:a|an|my|our|on|in|just|been|now)\b|{_AGE})"
 )
 
 
@@ -144,7 +144,7 @@ def capitalise_names(turns: list[WindowTurn]) -> list[WindowTurn]:
 # not a possessive ("Biscuit's food").
 _CONTRACTED = re.compile(
     rf"\b{_DAY}(?!(?:She|That|This|What|There|Here|Where|Who|How|When|Let)'s)([A-Z][a-z][\w-]+)'s\s+(?=(?:a|an|the|my|our|his|her|their|just|now|on|in|at|off|"
-    r"back|still|also|not|fine|ok|okay|doing|going|due|booked|ready|done|been|got|gone|had|already)"
+    r"back|still|also|not|fine|ok|okay|doing|going|booked|ready|done|been|got|gone|had|already)"
     rf"\b|{_AGE})"
 )
 _HAS = re.compile(r"(?:just\s+|already\s+)?(?:been|got|gone|had|\w+ed)\b")

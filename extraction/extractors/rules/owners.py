@@ -153,12 +153,25 @@ _YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|
 
 
 def picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
-    """Whether the reply names a word only this proposal's sentence has (not a time word)."""
-    words = set(re.findall(r"[a-z]{4,}", (mention.sentence or "").lower())) - _WHEN_WORDS
+    """Whether the reply names a word only this proposal's part of its sentence has (not a time
+    word): "$118 for the C5, or $95 for the C3" — "I'll take the C3"."""
+    words = set(_WORD.findall(_part(mention).lower())) - _WHEN_WORDS
     for _, other, _ in offered:
-        if other.sentence != mention.sentence:
-            words -= set(re.findall(r"[a-z]{4,}", (other.sentence or "").lower()))
+        if other is not mention:
+            words -= set(_WORD.findall(_part(other).lower()))
     return bool(words & said)
+
+
+_WORD = re.compile(r"[a-z]+\d+\w*|\d+[a-z]+|[a-z]{4,}")  # "C3", "50gb", "breakfast"
+
+
+def _part(mention: Any) -> str:
+    """The stretch of the proposal's sentence its value is in (between commas and "or")."""
+    text = mention.sentence or ""
+    cuts = [m.end() for m in re.finditer(r",|\bor\b|;", text)]
+    start = max([c for c in cuts if c <= mention.start], default=0)
+    end = min([c for c in cuts if c > mention.end], default=len(text))
+    return text[start:end] if mention.end <= len(text) else text
 
 
 _WHEN_WORDS = {"month", "months", "week", "weeks", "year", "years", "today", "tomorrow", "please",
@@ -221,3 +234,62 @@ def snap_to_offer(mention: Mention, sentence: str, proposals: list[Any]) -> Ment
         if len(same) == 1
         else mention
     )
+
+
+# "£90 list, so with your discount you pay £72", "which makes 115", "that comes to 4,620"
+_RESULT = re.compile(
+    r",\s*so\b|\bwhich (?:makes|comes to)\b|\bthat (?:makes|comes to)\b|\bin total\b", re.I
+)
+
+
+# "€1,480 in total", "£238 all in": the sum; "€740 each": a part of it
+_TOTAL_AFTER = re.compile(r"\W{0,3}(?:in total|all in|all up|altogether|total)\b", re.I)
+_EACH_AFTER = re.compile(r"\W{0,3}(?:each|apiece|a piece|per (?:item|piece|unit))\b", re.I)
+
+
+def result_first(owners: list[Any], sentence: str) -> list[Any]:
+    """A value said as the result of the ones before it, for the same field, is the one meant;
+    so is a total beside the prices of its parts."""
+    out = list(owners)
+    top = max((o[0] for o, _ in owners), default=0.0)
+    for i, ((_, profile, cue), mention) in enumerate(owners):
+        earlier = [m for (_, p, _), m in owners if p is profile and m.end <= mention.start]
+        total = mention.type == "money" and _TOTAL_AFTER.match(sentence, mention.end)
+        if (earlier and _RESULT.search(sentence, earlier[-1].end, mention.start)) or (
+            total and len([1 for (_, p, _), _ in owners if p is profile]) > 1
+        ):
+            out[i] = ((top + 0.01, profile, cue), mention)
+        elif mention.type == "money" and _EACH_AFTER.match(sentence, mention.end):
+            out[i] = ((min(o[0] for o, _ in owners) - 0.01, profile, cue), mention)
+    return out
+
+
+def price_group(profile: Profile, mention: Mention, dated: bool, quoted: bool) -> tuple[bool, bool]:
+    """Which values of a sentence compete: a date offered is apart from what is offered on it,
+    a price from the plan it is the price of ("Premium's £54.99")."""
+    price = quoted and mention.type == "money" and priced(profile.key, profile.about)
+    return dated and mention.type == "date", price
+
+
+# "… comes to €1,500", "making £347", "so £540": the sum of the prices before it
+_SUMMED = re.compile(
+    r"\b(?:comes? to|came to|makes?|making|totals?|totalling|in all|so)\s+(?:about\s+|around\s+)?\W{0,2}$",
+    re.I,
+)
+
+
+def several_prices(owners: list[Any], profile: Profile, sentence: str) -> bool:
+    """Two prices for one field in a sentence and neither the total ("Basic is £20 a month and
+    Premium's £54.99"; "$118 for the C5, or $95 for the C3"): which one is agreed to is not said."""
+    said = [m for (_, p, _), m in owners if p is profile and m.type == "money"]
+    values = {str(m.value) for m in said}
+    summed = any(
+        _TOTAL_AFTER.match(sentence, m.end)
+        or _RESULT.search(sentence, 0, m.start)
+        or _SUMMED.search(sentence, 0, m.start)
+        for m in said
+    )
+    offered = re.search(
+        r"\bor\b", sentence
+    )  # "$189 a night, or $215 with breakfast": picked by words
+    return len(values) > 1 and not summed and not offered

@@ -18,7 +18,8 @@ _NAME_KEY = re.compile(
     r"holder|account_holder|patient|applicant|guest|tenant|student|subscriber|passenger|owner|"
     r"buyer|candidate|employee|traveller|traveler|policyholder|contact|consumer|learner|parent|"
     r"resident|visitor|driver|rider|attendee|participant|claimant|insured|borrower|investor|"
-    r"lead|prospect|your|my)_)?name|surname"
+    r"lead|prospect|booking|account|reservation|order|registered|main|primary|card|cardholder|"
+    r"your|my)_)?name|surname"
 )
 _SOMEONE_ELSES = re.compile(
     r"\b(pet|dog|cat|child|children|kid|son|daughter|baby|doctor|company|employer|builder|bank|"

@@ -20,7 +20,13 @@ from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, priced, quotes
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
-from extraction.extractors.rules.owners import owner, string_offers
+from extraction.extractors.rules.owners import (
+    owner,
+    price_group,
+    result_first,
+    several_prices,
+    string_offers,
+)
 from extraction.extractors.rules.providers import WHO_WITH, provider
 from extraction.extractors.rules.strings import is_ordinary, kinds_named
 from extraction.extractors.rules.switched import switched
@@ -69,6 +75,9 @@ NAME_QUESTION = re.compile(
     r"call you|is this|on the line|have the pleasure)\b",
     re.I,
 )
+_THEIR_NAME = re.compile(
+    r"\b(?:your|the|his|her|their)\s+\w+'s\s+name\b", re.I
+)  # "your dog's name"
 _YOUR_NAME = re.compile(
     r"\byour\s+(?:full\s+|first\s+|last\s+)?name\b|\bwho (?:am i|do i have|is (?:this|calling))\b|"
     r"\bspeaking (?:to|with)\b",
@@ -141,7 +150,8 @@ def _rank(
         words, word = cue_score(profile, question)
         words += _prior(question, profile, words)
         sim = similarity(profile, vector) if vector is not None else 0.0
-        if profile.person_name and not NAME_QUESTION.search(question):
+        theirs = _THEIR_NAME.search(question) and not _YOUR_NAME.search(question)
+        if profile.person_name and (not NAME_QUESTION.search(question) or theirs):
             continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
         if profile.person_name and _YOUR_NAME.search(question):
             words = max(words, 1.0)  # however many fields say "name" ("pet:<name>")
@@ -260,16 +270,16 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         # ("the lamp is out for delivery; the blender and the rug are in transit"). When the
         # user has just spoken of a day, a date is when, beside what: it does not compete with
         # the value said with it ("Monday the 23rd, full service - how's that?" proposes both).
-        owners = _result_first(owners, sentence)
+        owners = result_first(owners, sentence)
 
         dated = offer  # a date offered is when, beside what ("I can book Kev for Tuesday")
         tops: dict[tuple[bool, bool], float] = {}  # a price beside its plan ("Premium's £54.99")
 
         for (points, profile, _), mention in owners:
-            at = _group(profile, mention, dated, quoted)
+            at = price_group(profile, mention, dated, quoted)
             tops[at] = max(points, tops.get(at, points))
         for (points, profile, cue), mention in owners:
-            top = tops[_group(profile, mention, dated, quoted)]
+            top = tops[price_group(profile, mention, dated, quoted)]
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             either = (
@@ -293,6 +303,10 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                     if not price:
                         continue
                     into = prompt.proposals  # a price not said of its field: theirs if agreed
+                if price and not offer and (several_prices(owners, profile, sentence) or (
+                        into is prompt.proposals and questions and not _PROCEED.search(question)
+                        and not CLOSER.match(question))):  # fmt: skip
+                    continue  # "£145. Shall I email you the details?" — "Yes": not the price
                 into.append((profile, replace(mention, sentence=sentence), cue))
                 if names and into is prompt.stated:
                     prompt.given.append(into[-1][1])
@@ -308,17 +322,17 @@ _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
 _OR = re.compile(r"\bor\b", re.I)
+# A question that asks to go ahead with what was priced (not "Shall I email you the details?")
+_PROCEED = re.compile(
+    r"\b(?:go ahead|proceed|book|confirm|that ok|that okay|that alright|that all right|sound ok|"
+    r"sound good|sounds? ok|happy|do (?:it|that)|want it|take it|does that work|that suit|switch|"
+    r"sign (?:you )?up|set (?:it|that|you) up|put you (?:on|down)|upgrade|order|add)\b",
+    re.I,
+)
 _MONEYISH = re.compile(r"\W*(?:rs\.?|inr|usd|eur|gbp|[£$€₹])\s*\d", re.I)
 _AGENTS_OWN = re.compile(r"\W*my\b", re.I)
 # "I'll mark it as resolved": what the agent does, told, not offered (unless it asks).
 _ANNOUNCES = re.compile(r"\b(?:i'll|i will|we'll|we will)\b", re.I)
-
-
-def _group(profile: Profile, mention: Mention, dated: bool, quoted: bool) -> tuple[bool, bool]:
-    """Which values of a sentence compete: a date offered is apart from what is offered on it,
-    a price from the plan it is the price of ("Premium's £54.99")."""
-    price = quoted and mention.type == "money" and priced(profile.key, profile.about)
-    return dated and mention.type == "date", price
 
 
 def proposes(sentence: str) -> bool:
@@ -340,34 +354,6 @@ def _names_field(profile: Profile, mention: Mention, sentence: str, prompt: Prom
     if any(p is profile for p, _, _ in prompt.asked[:1]):
         return True
     return cue_score(profile, sentence)[0] > 0
-
-
-# "£90 list, so with your discount you pay £72", "which makes 115", "that comes to 4,620"
-_RESULT = re.compile(
-    r",\s*so\b|\bwhich (?:makes|comes to)\b|\bthat (?:makes|comes to)\b|\bin total\b", re.I
-)
-
-
-# "€1,480 in total", "£238 all in": the sum; "€740 each": a part of it
-_TOTAL_AFTER = re.compile(r"\W{0,3}(?:in total|all in|all up|altogether|total)\b", re.I)
-_EACH_AFTER = re.compile(r"\W{0,3}(?:each|apiece|a piece|per (?:item|piece|unit))\b", re.I)
-
-
-def _result_first(owners: list[Any], sentence: str) -> list[Any]:
-    """A value said as the result of the ones before it, for the same field, is the one meant;
-    so is a total beside the prices of its parts."""
-    out = list(owners)
-    top = max((o[0] for o, _ in owners), default=0.0)
-    for i, ((_, profile, cue), mention) in enumerate(owners):
-        earlier = [m for (_, p, _), m in owners if p is profile and m.end <= mention.start]
-        total = mention.type == "money" and _TOTAL_AFTER.match(sentence, mention.end)
-        if (earlier and _RESULT.search(sentence, earlier[-1].end, mention.start)) or (
-            total and len([1 for (_, p, _), _ in owners if p is profile]) > 1
-        ):
-            out[i] = ((top + 0.01, profile, cue), mention)
-        elif mention.type == "money" and _EACH_AFTER.match(sentence, mention.end):
-            out[i] = ((min(o[0] for o, _ in owners) - 0.01, profile, cue), mention)
-    return out
 
 
 def _name_check(prompt: Prompt, question: str, fields: list[Profile]) -> None:

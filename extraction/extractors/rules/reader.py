@@ -25,6 +25,7 @@ from extraction.extractors.rules.acts import (
     denies,
     hedged,
     is_question,
+    moved_to,
     own_after,
     tentative,
     third_party,
@@ -50,10 +51,6 @@ PROPOSAL_BONUS = 2.0  # the user repeats a value the agent proposed
 TOPIC_BONUS = 1.0
 STATE_BONUS = 1.0  # a status said as where its thing stands (states.status_said)
 MOVED_BONUS = 1.0  # "moved it to Friday the 13th": a new date for a field that has one
-# "leadership moved it to", "can we push it to", "rescheduled for": a date that replaces one
-_MOVED = re.compile(r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|push(?:ed)?|postpon(?:e|ed)|"  # "knocked it down to £398,500"
-                    r"reschedul(?:e|ed)|brought forward|bring (?:it )?forward|shift(?:ed)?|bump(?:ed)?|knock(?:ed)? (?:it |\w+ )?(?:down|off)|(?:dropp|cut|reduc|lower|rais|increas|upp)(?:ed|e)? (?:it |that |this )?(?:down |up )?)"
-                    r"\b[^.;!?]{0,30}\b(?:to|for|until)\s+(?:the\s+)?(?:[a-z]+day,?\s+)?(?:the\s+)?$", re.I)  # fmt: skip
 _ELLIPSIS = re.compile(r"^\W*(?:and\s+|but\s+)?(?:mine|ours)\b", re.I)  # not "hers": someone else's
 SAME_DAY_PENALTY = 0.8  # "today", "tonight": a time of day more often than a field's date  # the agent's turn or the sentence names one of the field's things
 
@@ -216,7 +213,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     if (
         mention.type in ("date", "money", "number")
         and profile.key in ctx.current
-        and _MOVED.search(sentence[: mention.start])
+        and moved_to(sentence[: mention.start])
     ):
         points += MOVED_BONUS
         why["moved"] = True

@@ -73,15 +73,18 @@ _STATES: Table = {
     ),
     "located": (
         ("located", "found", "traced"),
-        r"found (?:it|them|my|your|the|her|his)\b|tracked (?:it |them )?down|traced (?:it|them)",
+        r"(?:they|we|you|someone|somebody|staff)(?:'ve| have)? (?:finally |now |just )?found "
+        r"(?:it|them|my|your|the|her|his)\b|tracked (?:it |them )?down|traced (?:it|them)",
     ),
     "paused": (
         ("paused", "on hold", "frozen", "suspended"),
-        r"\bfroze\b|\bfrozen\b|\bpaused\b|\bsuspended\b",
+        r"\b(?:it|membership|account|subscription|plan|card)(?:'s| is| has been| was| been)\s+(?:now\s+)?"
+        r"(?:frozen|paused|suspended|on hold)\b|\bfroze (?:it|your|my|the)\b|\bpaused (?:it|your|my|the)\b",
     ),
     "lapsed": (
         ("lapsed", "expired", "ran out"),
-        r"\b(?:run|ran) out\b|\bexpired\b|\blapsed\b|no longer (?:covered|valid|active|insured)",
+        r"\b(?:it|policy|cover|membership|insurance|plan|subscription|contract)(?:'s| has| had| is)?\s+"
+        r"(?:just\s+|now\s+)?(?:run out|ran out|expired|lapsed)\b|no longer (?:covered|insured)",
     ),
     "cancelled": (
         ("cancelled", "canceled", "called off"),
@@ -90,14 +93,16 @@ _STATES: Table = {
     "paid": (
         ("paid", "settled", "payment made", "paid out", "payout"),
         r"(?:money|payment|payout|cheque|funds?)\b[\w\s']{0,20}?\b(?:landed|arrived|came through|"
-        r"went through|is in|was in|hit)|paid (?:out|up)|transferred\b[\w\s']{0,20}?\b(?:amount|"
-        r"money|payment|advance|deposit|balance|funds)",
+        r"went through|is in|was in|hit)|paid (?:out|up)|(?:i|we)(?:'ve| have)? (?:just |already )?"
+        r"(?:transferred|sent) (?:you )?(?:the |my |our |an? )?(?:advance|deposit|money|payment|amount|balance|"
+        r"funds)",
     ),
     "approved": (
         ("approved", "accepted", "granted", "sanctioned", "authorised", "authorized"),
         r"accepted|granted|sanctioned|authori[sz]ed|green light|given the go-?ahead|"
         r"(?:got|been|was|were) (?:an )?(?:approval|approved)|signed (?:it |that |them )?off|okayed|"
-        r"(?:came|come|has come|have come) through",
+        r"\b(?:it|approval|permit|licen[cs]e|visa|application|mortgage|loan|offer|planning|decision)\s+"
+        r"(?:has\s+|have\s+)?(?:came|come) through",
     ),
     "rejected": (
         ("rejected", "refused", "declined", "denied", "turned down", "unsuccessful"),
@@ -116,7 +121,8 @@ _STATES: Table = {
             "claim filed",
         ),
         r"submitted|lodged|filed|sent\b[\w\s']{0,25}?\bin\b|put (?:in|through) (?:the|my|a|an)|"
-        r"applied|(?:went|gone|has gone) in\b|sent (?:it |them )?off",
+        r"applied|\b(?:it|claim|application|return|form|forms|paperwork|documents?)\s+(?:has\s+)?"
+        r"(?:went|gone) in\b|sent (?:it |them )?off",
     ),
     "under review": (
         (

@@ -80,6 +80,7 @@ _SOMEONE_ELSE = re.compile(
     r"beneficiary|carer|caregiver|person to call|who to call)\b",
     re.I,
 )
+_A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
 # What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
 _EVENT = re.compile(
     r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
@@ -148,9 +149,8 @@ def answer_claims(
     # the first sentence even when the next starts in lower case ("at the gate. he's there 24h")
     first = re.split(r"(?<=[.!?])\s+", first.strip())[0]
     owner = third_party(first)
-    someone = _SOMEONE_ELSE.search(
-        profile.about
-    )  # the field holds another person: an emergency contact
+    # the field holds another person: an emergency contact, a guarantor (not a booking reference)
+    someone = _SOMEONE_ELSE.search(profile.about) and _A_PERSON.search(profile.about)
     if (
         owner
         and not profile.qualified

@@ -86,7 +86,7 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
         match = re.search(pattern, clause)
         if match:
             said_value = match.group("v")
-            nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|,\s*(?:she|he|it|they)\b",
+            nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|(?:,|\band\b|\bbut\b)\s*(?i:she|he|it|they)\b",
                             said_value)  # fmt: skip
             said_value = said_value[: nxt.start()] if nxt else said_value  # "… and Pepper is …"
             value = clean(_last_phrase(said_value) if how == "what it is for" else said_value)
@@ -113,7 +113,8 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
 # "Biscuit's fine", "Maya's doing great": how it is, no value of a field
 _HOW_IT_IS = re.compile(
     r"(?:(?:all|just|really|very|so|pretty|doing|being)\s+)*(?:fine|ok|okay|good|great|well|alright|"
-    r"all right|lovely|brilliant|perfect|sorted|better|worse|grand|not|no|yes|there|here|it|that)"
+    r"all right|lovely|brilliant|perfect|sorted|better|worse|grand|not|no|yes|there|here|it|that|"
+    r"the one|one)"
     r"(?:\s+(?:thanks|thank you|now|too|again))?",
     re.I,
 )
