@@ -312,3 +312,18 @@ def test_the_team_said_with_the_callers_name() -> None:
     assert "department" not in dialogue_facts(
         hobby, DESK, start=TUE, user="Rahul Menon", agent="Sam"
     )
+
+
+FOOD: list[dict[str, Any]] = [
+    {"key": "dietary_preference", "description": "How the client eats / what they avoid "
+     "(vegetarian, no pork, etc.)", "category": "profile", "type": "string"},
+]  # fmt: skip
+
+
+def test_what_someone_avoids_keeps_its_no() -> None:
+    asked = [("a", "Food wise, anything you don't eat?"), ("u", "no mushrooms. otherwise anything")]
+    assert _on_tuesday(asked, FOOD) == {"dietary_preference": "no mushrooms"}
+    said = [("a", "Any food you avoid?"), ("u", "I don't eat beef. Pork and chicken ok.")]
+    assert _on_tuesday(said, FOOD) == {"dietary_preference": "no beef"}
+    none = [("a", "Any food you avoid?"), ("u", "No thanks, all good.")]
+    assert _on_tuesday(none, FOOD) == {}

@@ -80,6 +80,17 @@ _SOMEONE_ELSE = re.compile(
     r"beneficiary|carer|caregiver|person to call|who to call)\b",
     re.I,
 )
+# A field of what someone avoids ("what they avoid (vegetarian, no pork, etc.)", allergies)
+_AVOIDS = re.compile(r"\bavoid|\bdon't|\bdo not|\ballerg|\bno [a-z]+\b|\bintoleran", re.I)
+_AVOIDED = re.compile(
+    r"^\W*(?:no|(?:i|we)\s+(?:don't|do not|can't|cannot)\s+(?:eat|have|drink|take))\s+"
+    r"(?!thanks|thank|problem|worries|idea|i\b|we\b|not\b)(?P<what>[a-z][a-z -]{1,30}?)"
+    r"(?:\s+please)?\s*(?:[.,;!]|$)",
+    re.I,
+)
+_NO_THANKS = re.compile(
+    r"^\W*no\b[,.!]?\s+(?:thanks|thank|i|we|it's|that's|all|nothing|not)\b", re.I
+)
 _A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
 # What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
 _EVENT = re.compile(
@@ -115,7 +126,9 @@ def answer_claims(
     filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
     if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):
         text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
-    elif denies(text) and not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I):
+    elif denies(text) and (
+        not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I) or _NO_THANKS.match(text)
+    ):  # "No thanks, all good", "No, I eat everything": no value
         return []
     if small_talk(text) or (accepts(text) and not _content(text)):
         return []  # a bare yes confirms what the agent proposed, if anything
@@ -164,6 +177,10 @@ def answer_claims(
     phrase = answer_phrase(profile, text)
     if phrase is None or is_question(first):
         return []
+    said_first = (sentences(ctx.turn.text) or [""])[0]
+    avoided = _AVOIDED.match(said_first) if _AVOIDS.search(profile.about) else None
+    if avoided:  # "Anything you don't eat?" — "no mushrooms", "I don't eat beef": what is avoided
+        phrase = "no " + avoided.group("what").strip()
     if STATEMENT.match(phrase) and not profile.how:
         # "Has this influenced your goals?" — "It really motivated me for sure": the reply says
         # something about the user, in a sentence of its own; a value is a name for a thing
