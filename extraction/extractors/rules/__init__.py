@@ -39,6 +39,7 @@ from extraction.extractors.rules.measures import field_amounts, states_its_unit
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
+    WORD,
     agreed_on,
     inside,
     nth_offer,
@@ -296,7 +297,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         offered = [nth]
     # "Your debit is £145 a month. I'd suggest £118." — "Yes": the value its sentence offers,
     # unless the reply picks the other by its words ("… to your card. Or store credit?" — "card")
-    said = set(re.findall(r"[a-z]+\d+\w*|\d+[a-z]+|[a-z]{4,}", text.lower())) - {"take"}
+    said = set(WORD.findall(text.lower())) - {"take"}
     offered = sorted(offered, key=lambda o: (not picked(o[1], offered, said),
                                              not proposes(o[1].sentence or "")))  # fmt: skip
     if not offered and prompt.kind != "alt":  # "the simva yeah": one of them, by its thing

@@ -19,7 +19,8 @@ _INTRO = re.compile(
     r"(?P<org>[^,.!?;]+)",
     re.I,
 )
-_TEAM = re.compile(r"\b(?:team|department|dept|division)\s*$", re.I)
+_TEAM_WORDS = r"team|department|dept|division"
+_TEAM = re.compile(rf"\b(?:{_TEAM_WORDS})\s*$", re.I)  # said as one: "data platform team"
 # said as a department: "from marketing", "in finance"
 _DEPARTMENT = re.compile(
     r"(?:the\s+)?(?:marketing|sales|finance|hr|human resources|it|legal|operations|ops|accounts|"
@@ -35,7 +36,7 @@ _COMPANY = re.compile(
     r"surgery|pharmacy|hotel|school|academy|trust|council)\b\.?\s*$",
     re.I,
 )
-_TEAM_FIELD = re.compile(r"\b(?:team|department|dept|division)\b", re.I)
+_TEAM_FIELD = re.compile(rf"\b(?:{_TEAM_WORDS})\b", re.I)
 _COMPANY_FIELD = re.compile(
     r"\b(?:company|employer|business|firm|organi[sz]ation|agency|practice)\b", re.I
 )

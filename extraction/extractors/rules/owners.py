@@ -36,6 +36,7 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     asked = prompt.best(mention.type)
     before = sentence[: mention.start].lower()
     today = prompt.turn.occurred_at.date()
+    quoted = mention.type == "money" and quotes(sentence, None)  # "£238 all in": a price put
     # the fields that can take it: a slot offered for Thursday is no last visit's date
     fields = [p for p in fields if p.type == mention.type and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))]  # fmt: skip
     for profile in fields:
@@ -70,12 +71,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             points += 1.0  # "Atorvastatin 20 and metoprolol 25?": one of its things, then a value
         if mention.type == "enum":
             points += 1.0
-        if (
-            mention.type == "money"
-            and quotes(sentence, None)
-            and priced(profile.key, profile.about)
-        ):
-            points += 0.5  # "£238 all in": a price put to the user
+        if quoted and priced(profile.key, profile.about):
+            points += 0.5  # to the user, for a field that holds such a price
         if points >= 1.0 and (best is None or points > best[0]):
             cue = (
                 f"proposal names '{word or wide_word}'"
@@ -155,14 +152,14 @@ _YES = re.compile(r"\b(yes|yeah|yep|yup|ya|right|correct|that's right|same|fine|
 def picked(mention: Any, offered: list[Any], said: set[str]) -> bool:
     """Whether the reply names a word only this proposal's part of its sentence has (not a time
     word): "$118 for the C5, or $95 for the C3" — "I'll take the C3"."""
-    words = set(_WORD.findall(_part(mention).lower())) - _WHEN_WORDS
+    words = set(WORD.findall(_part(mention).lower())) - _WHEN_WORDS
     for _, other, _ in offered:
         if other is not mention:
-            words -= set(_WORD.findall(_part(other).lower()))
+            words -= set(WORD.findall(_part(other).lower()))
     return bool(words & said)
 
 
-_WORD = re.compile(r"[a-z]+\d+\w*|\d+[a-z]+|[a-z]{4,}")  # "C3", "50gb", "breakfast"
+WORD = re.compile(r"[a-z]+\d+\w*|\d+[a-z]+|[a-z]{4,}")  # "C3", "50gb", "breakfast"
 
 
 def _part(mention: Any) -> str:
@@ -279,8 +276,9 @@ _SUMMED = re.compile(
 
 
 def several_prices(owners: list[Any], profile: Profile, sentence: str) -> bool:
-    """Two prices for one field in a sentence and neither the total ("Basic is £20 a month and
-    Premium's £54.99"; "$118 for the C5, or $95 for the C3"): which one is agreed to is not said."""
+    """Two prices for one field in a sentence, neither the total nor offered as "or" ("Basic is
+    £20 a month and Premium's £54.99"): which one is agreed to is not said. Alternatives ("$118
+    for the C5, or $95 for the C3") stay proposals, the reply picks one by its words."""
     said = [m for (_, p, _), m in owners if p is profile and m.type == "money"]
     values = {str(m.value) for m in said}
     summed = any(
@@ -289,7 +287,5 @@ def several_prices(owners: list[Any], profile: Profile, sentence: str) -> bool:
         or _SUMMED.search(sentence, 0, m.start)
         for m in said
     )
-    offered = re.search(
-        r"\bor\b", sentence
-    )  # "$189 a night, or $215 with breakfast": picked by words
+    offered = re.search(r"\bor\b", sentence)  # "$189 a night, or $215 with breakfast"
     return len(values) > 1 and not summed and not offered

@@ -17,7 +17,7 @@ import numpy as np
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
-from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, priced, quotes
+from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, quotes
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.owners import (
@@ -275,11 +275,11 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         dated = offer  # a date offered is when, beside what ("I can book Kev for Tuesday")
         tops: dict[tuple[bool, bool], float] = {}  # a price beside its plan ("Premium's £54.99")
 
-        for (points, profile, _), mention in owners:
-            at = price_group(profile, mention, dated, quoted)
+        groups = [price_group(p, m, dated, quoted) for (_, p, _), m in owners]
+        for ((points, _, _), _), at in zip(owners, groups, strict=True):
             tops[at] = max(points, tops.get(at, points))
-        for (points, profile, cue), mention in owners:
-            top = tops[price_group(profile, mention, dated, quoted)]
+        for ((points, profile, cue), mention), at in zip(owners, groups, strict=True):
+            top, price = tops[at], at[1]  # at[1]: a price quoted, of a field that holds one
             key = (profile.key, str(mention.value), mention.start if profile.qualified else 0)
             named = mention.how.startswith("a kind of")  # "the HR role": said beside the question
             either = (
@@ -292,7 +292,6 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 # "I've opened INC-20417. Can I reach you on your extension?": a report, not
                 # offered by the question after it (unless that asks "is that right?")
                 reported = bool(REPORT.search(sentence)) and not CONFIRMING.search(question)
-                price = quoted and mention.type == "money" and priced(profile.key, profile.about)
                 offered = offer or (prompt.offers and not reported) or (price and not stated)
                 into = prompt.proposals if offered and not named else prompt.stated
                 if into is prompt.stated and (
