@@ -137,6 +137,10 @@ DATABASE_URL = env.url(
 )
 
 
+_PREPARE_THRESHOLD = env.integer("DATABASE_PREPARE_THRESHOLD", 5, minimum=0)
+_DATABASE_OPTIONS = {"connect_timeout": 5, "server_side_binding": True}
+
+
 def _database(url: str) -> dict[str, object]:
     try:
         params = conninfo_to_dict(url)
@@ -158,9 +162,10 @@ def _database(url: str) -> dict[str, object]:
         # Checks a reused connection with a round trip at the start of each request: costs
         # ~0.1 ms, saves the first request after a PostgreSQL restart from failing.
         "CONN_HEALTH_CHECKS": env.boolean("DATABASE_HEALTH_CHECKS", True),
-        # Server-side binding lets psycopg prepare a statement after it has run 5 times on a
-        # connection: the call path then skips PostgreSQL's parse and plan (bench/latency.py).
-        "OPTIONS": {"connect_timeout": 5, "server_side_binding": True, **params},
+        # Server-side binding; psycopg prepares a statement once it has run this many times on a
+        # connection, so the call path skips PostgreSQL's parse and plan (ADR 0030). Django turns
+        # preparing off unless asked; 0 turns it off (a pooler that cannot keep them).
+        "OPTIONS": {**_DATABASE_OPTIONS, "prepare_threshold": _PREPARE_THRESHOLD or None, **params},
         "TEST": {"NAME": env.string("DATABASE_TEST_NAME", "test_handover")},
     }
 
@@ -282,6 +287,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 # Requests per minute per API key (0: no limit; 30,000 = 500/s, far above one agent's needs,
 # low enough to stop a runaway loop); over it, 429 rate_limited with Retry-After.
 API_KEY_RATE_PER_MINUTE = env.integer("API_KEY_RATE_PER_MINUTE", 30_000, minimum=0)
+# Seconds each API process keeps a key's principal read from Redis (0: none; ADR 0030).
+API_KEY_LOCAL_CACHE_SECONDS = env.integer("API_KEY_LOCAL_CACHE_SECONDS", 2, minimum=0)
 
 # Session start, append and context through the lean lane (api.callpath, ADR 0030); false sends
 # every request through the full stack (DRF), as a way back and for comparing the two.

@@ -1,7 +1,10 @@
 """``Authorization: Bearer hv_<prefix>_<secret>``.
 
 The principal behind a prefix is cached in Redis, so a request on the hot path reads no table
-for authentication; a revoke deletes the cache entry. ``last_used_at`` is written at most once a
+for authentication; a revoke deletes the cache entry. Each process also keeps the principals it
+read for ``API_KEY_LOCAL_CACHE_SECONDS`` (2 s), so a busy key costs no Redis round trip either
+(ADR 0030, "the principal in the process"): a revoke drops the key at once in the process that
+revokes it and within those seconds in every other. ``last_used_at`` is written at most once a
 minute per key, not on every request.
 """
 
@@ -12,6 +15,7 @@ import hmac
 import logging
 import time
 
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 from redis.exceptions import RedisError
@@ -20,7 +24,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.request import Request
 
 from tenants.models import ApiKey
-from tenants.principal import ApiPrincipal
+from tenants.principal import ApiPrincipal, principal_local_get, principal_local_put
 from tenants.rls import tenant_scope_enter, tenant_scope_exit
 from tenants.selectors import api_principal_load
 from tenants.services import api_key_cache_key, api_key_hash, api_key_parse
@@ -41,6 +45,18 @@ class ApiKeyFailed(exceptions.AuthenticationFailed):
 
 
 def _principal_for(prefix: str) -> ApiPrincipal | None:
+    seconds = settings.API_KEY_LOCAL_CACHE_SECONDS
+    if seconds:
+        held = principal_local_get(prefix, seconds)
+        if held is not None:
+            return held
+    principal = _principal_read(prefix)
+    if seconds and principal is not None:  # known keys only: guessed ones cannot fill it
+        principal_local_put(principal)
+    return principal
+
+
+def _principal_read(prefix: str) -> ApiPrincipal | None:
     cache_key = api_key_cache_key(prefix)
     try:
         cached = cache.get(cache_key)

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from tenants.models import ApiKey, AuditEvent, KeyRole, Membership, Role, Tenant
+from tenants.principal import principal_local_forget
 
 KEY_PREFIX_BYTES = 6  # 12 hex characters: collisions are checked, not merely improbable
 KEY_SECRET_BYTES = 32  # 256 bits
@@ -122,7 +123,13 @@ def api_key_revoke(*, api_key: ApiKey, actor: str) -> ApiKey:
             target_id=api_key.pk,
             after={"prefix": api_key.prefix},
         )
-    # Drop the cached principal now and again after commit, so no request keeps using it.
-    cache.delete(api_key_cache_key(api_key.prefix))
-    transaction.on_commit(lambda: cache.delete(api_key_cache_key(api_key.prefix)))
+    # Drop the cached principal now and again after commit, so no request keeps using it
+    # (other processes' own copies expire within API_KEY_LOCAL_CACHE_SECONDS).
+    _principal_drop(api_key.prefix)
+    transaction.on_commit(lambda: _principal_drop(api_key.prefix))
     return api_key
+
+
+def _principal_drop(prefix: str) -> None:
+    cache.delete(api_key_cache_key(prefix))
+    principal_local_forget(prefix)

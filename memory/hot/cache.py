@@ -111,19 +111,21 @@ def hot_cache_put(key: str, document: dict[str, Any]) -> bool:
 
 
 def hot_cache_put_tail(
-    key: str, *, version: int, recent_turns: list[Any], pending_tokens: int
+    key: str, *, version: int, recent_turns: list[Any] | str, pending_tokens: int
 ) -> bool:
-    """Write only the tail (after an append)."""
-    return _write(
-        {f"{key}:tail": (version, {"recent_turns": recent_turns, "pending_tokens": pending_tokens})}
-    )
+    """Write only the tail (after an append). ``recent_turns`` may be the JSON text PostgreSQL
+    returned: it goes into the cached value as it is, not parsed and written again."""
+    turns = recent_turns if isinstance(recent_turns, str) else _dumps(recent_turns)
+    tail = f'{{"recent_turns":{turns},"pending_tokens":{int(pending_tokens)}}}'
+    return _write({f"{key}:tail": (version, tail)})
 
 
 def _write(parts: dict[str, tuple[int, Any]]) -> bool:
+    """Each part is (version, value); a value that is a str is JSON text already."""
     keys = [cache.make_key(name) for name in parts]
     args: list[Any] = []
     for version, value in parts.values():
-        args += [version, _dumps(value)]
+        args += [version, value if isinstance(value, str) else _dumps(value)]
     try:
         return bool(_redis().eval(_SET_IF_NEWER, len(keys), *keys, *args, TTL_SECONDS))
     except RedisError:

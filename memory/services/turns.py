@@ -16,7 +16,6 @@ from core.text import iso
 from memory.hot.cache import hot_cache_put_tail
 from memory.hot.document import hot_document_rebuild
 from memory.models import EndUser, HotDocument, Turn
-from memory.services.sessions import db_json
 from memory.tokens import count_tokens
 from memory.validation import turn_validate
 from schemas.models import Agent
@@ -178,7 +177,9 @@ def turn_append(
                 agent.extraction_token_threshold,
             )  # fmt: skip
         cache_key, threshold, version, pending, recent = hot
-        tail = {"version": version, "recent_turns": db_json(recent), "pending_tokens": pending}
+        # The tail's JSON goes to Redis as PostgreSQL wrote it (text: not parsed, not re-dumped).
+        recent = recent.decode() if isinstance(recent, bytes) else recent
+        tail = {"version": version, "recent_turns": recent, "pending_tokens": pending}
         # After commit; for one turn outside a transaction that is now (the statement was it).
         transaction.on_commit(lambda: hot_cache_put_tail(cache_key, **tail))
     return AppendResult(appended, agent_id, end_user_id, version, pending, threshold)

@@ -135,3 +135,58 @@ def test_an_unknown_prefix_costs_the_same_hash_and_constant_time_compare_as_a_wr
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
         assert _get(client).status_code == 401
         assert work == expected, raw
+
+
+def _revoke_elsewhere(key: ApiKey) -> None:
+    """What another API process's revoke leaves for this one: the row revoked, Redis's copy
+    gone, and this process's own copy untouched."""
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from tenants.services import api_key_cache_key
+
+    ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
+    cache.delete(api_key_cache_key(key.prefix))
+
+
+def test_a_key_revoked_by_another_process_is_refused_once_this_process_copy_expires(
+    operator_key_a: Key, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    from tenants import principal
+
+    settings.API_KEY_LOCAL_CACHE_SECONDS = 2
+    clock = [1000.0]
+    monkeypatch.setattr(principal.time, "monotonic", lambda: clock[0])
+    client = operator_key_a.client()
+    assert _get(client).status_code == 200  # read from PostgreSQL, kept in Redis and here
+    _revoke_elsewhere(operator_key_a.model)
+    clock[0] += 1.5
+    assert _get(client).status_code == 200  # this process's copy, within its 2 s
+    clock[0] += 1.0
+    response = _get(client)
+    assert response.status_code == 401
+    assert response.json()["code"] == "revoked_api_key"
+
+
+def test_with_no_process_copy_a_revoke_elsewhere_is_refused_at_once(
+    operator_key_a: Key, settings: Any
+) -> None:
+    settings.API_KEY_LOCAL_CACHE_SECONDS = 0
+    client = operator_key_a.client()
+    assert _get(client).status_code == 200
+    _revoke_elsewhere(operator_key_a.model)
+    assert _get(client).json()["code"] == "revoked_api_key"
+
+
+def test_a_key_held_by_the_process_needs_no_redis(
+    operator_key_a: Key, settings: Any, django_assert_num_queries: Any
+) -> None:
+    from django.test import override_settings
+
+    settings.API_KEY_LOCAL_CACHE_SECONDS = 60
+    assert _get(operator_key_a.client()).status_code == 200
+    with (
+        override_settings(CACHES=DEAD_REDIS),
+        django_assert_num_queries(3),
+    ):  # no key lookup: tenant scope, agent list, the tests' own leaving of the scope
+        assert _get(operator_key_a.client()).status_code == 200
