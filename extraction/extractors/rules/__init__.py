@@ -53,6 +53,7 @@ from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_p
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.spelled import spell_out
+from extraction.extractors.rules.stretch import stretch
 from extraction.extractors.rules.texts import (
     answer_claims,
     cue_claims,
@@ -103,6 +104,7 @@ class RulesExtractor:
                 prompt = read_prompt(
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
+                stretch(prompt, fields_, current, reader.currency)  # a price above the ceiling
                 # "my wife has 14" — "And you?": the same field, the user's own
                 if foreign is not None and _AND_YOU.search(turn.text):
                     prompt.asked.insert(0, (foreign, 2.0, "'and you?' after someone else's"))

@@ -62,7 +62,7 @@ NUMBER = re.compile(
 _MORE_WORDS = {"eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
                "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "half": 0.5}  # fmt: skip
 MONEY_WORDS = re.compile(
-    r"\b(budget|salary|ctc|pay|paid|pays|paying|price|cost|costs|rent|fee|fees|charge|charged|"
+    r"\b(budget|salary|ctc|pay|paid|pays|paying|price|cost|costs|rent|fee|fees|charge|charged|stretch|"
     r"income|earn|earns|earning|make|making|afford|spend|spent|amount|limit|premium|cover|"
     r"package|offer|bill|deposit|emi|per month|a month|monthly|per annum|a year|yearly|annual|"
     r"lpa|estimate|quote|quoted|worth|owe|refund|balance|loan|debit|debited|transaction|"

@@ -41,6 +41,7 @@ from extraction.extractors.rules.measures import (
 from extraction.extractors.rules.mentions import Mention, its_thing, lead_in, own_words
 from extraction.extractors.rules.prompts import Prompt
 from extraction.extractors.rules.states import status_said
+from extraction.extractors.rules.stretch import ceiling, over_limit
 
 ACCEPT = 1.0  # points a field needs to take a value
 ANSWER_BONUS = 1.6  # the agent just asked about this field (first sentence of the reply)
@@ -297,8 +298,10 @@ def typed_claims(
                     or (_TOO_MUCH.match(sentence, mention.end) and put_up(ctx, mention))):  # fmt: skip
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
+            over = over_limit(sentence, mention.end)  # "800 is above our budget"
             candidates = [p for p in ctx.fields if p.type == mention.type and (
                 mention.type != "enum" or mention.value in (p.field.get("choices") or []))
+                and not (over and ceiling(p))
                 and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), ctx.turn.occurred_at.date()))
                 and not a_stretch_of_its_period(p, mention)]  # fmt: skip
             if not candidates:
