@@ -83,6 +83,9 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     return best
 
 
+_POINTING = {"same", "that", "this", "those", "these", "it", "usual", "other", "either", "both"}
+
+
 def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[tuple[tuple[float, Profile, str], Mention]]:  # fmt: skip
     """Text values the agent proposes ("Shall we look at Brigade projects?")."""
     out = []
@@ -94,8 +97,8 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
         if found is None and profile is asked and profile.proper and question_kind(sentence):
             nouns = proper_nouns(sentence)
             found = (nouns[0][0], "named in the question") if nouns else None
-        if found is None:
-            continue
+        if found is None or found[0].split()[0].lower() in _POINTING:
+            continue  # "Same timing, after 5?": it points back, it is no value
         near, word = cue_score(profile, sentence)
         points = near + (1.5 if profile is asked else 0.0)
         if points >= 1.0:

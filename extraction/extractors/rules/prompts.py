@@ -259,6 +259,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
+                  and not (m.type == "number" and _MORE.match(sentence, m.end))  # "one more"
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
                                   (bool(questions) and _offers(question)) or offer))]  # fmt: skip
@@ -321,6 +322,8 @@ _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
 _OR = re.compile(r"\bor\b", re.I)
+# "Shall we add one more session?": how many are added, not how many there are
+_MORE = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b", re.I)
 # A question that asks to go ahead with what was priced (not "Shall I email you the details?")
 _PROCEED = re.compile(
     r"\b(?:go ahead|proceed|book|confirm|that ok|that okay|that alright|that all right|sound ok|"

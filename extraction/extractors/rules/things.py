@@ -96,6 +96,7 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
                 and len(value.split()) <= 8
                 and value.lower() != q.lower()
                 and not _HOW_IT_IS.fullmatch(value)
+                and re.search(r"[^\W\d_]", value)  # "3 for Aarav, 2 for Myra": counts, not text
             ):
                 qualifier = q if profile.qualifier_kind == "name" else q.lower()
                 qualifier = next(
