@@ -46,3 +46,23 @@ def test_same_points_back_and_is_no_value() -> None:
     assert "preferred_days" not in _facts(
         [("a", "Noted. Same timing, after 5?"), ("u", "Yes, after 5.")], TUTORING, known
     )
+
+
+def test_extras_counted_numbered_text_and_capitals_are_still_values() -> None:
+    """Found by a review of the first version of these rules."""
+    bags = [_f("extra_bags", "number", "Extra bags on the booking")]
+    assert _facts([("a", "Shall I add 2 extra bags to the booking?"), ("u", "Yes.")], bags) == {
+        "extra_bags": 2
+    }
+    pizzas = [_f("pizza_count", "number", "Pizzas ordered")]
+    assert _facts([("a", "So 3 extra-large pizzas, right?"), ("u", "Yes.")], pizzas) == {
+        "pizza_count": 3
+    }
+    lockers = [_f("locker_number", "string", "Locker of each child (locker_number:Name)",
+                  examples=["214 for Kabir", "Kabir's locker is 12"])]  # fmt: skip
+    known = {"locker_number:Aarav": "1", "locker_number:Myra": "2"}
+    facts = _facts([("a", "Which lockers?"), ("u", "214 for Aarav, 215 for Myra.")], lockers, known)
+    assert facts == {"locker_number:Aarav": "214", "locker_number:Myra": "215"}
+    department = [_f("department", "string", "The department", examples=["Finance", "HR"])]
+    turns = [("a", "Shall I move you to the IT department?"), ("u", "Yes please.")]
+    assert _facts(turns, department, {"department": "Finance"}) == {"department": "IT"}

@@ -58,3 +58,39 @@ def test_another_currency_or_no_ceiling_known_is_no_stretch() -> None:
 def test_stretching_to_an_amount_says_the_ceiling() -> None:
     turns = [("a", "Anything else?"), ("u", "Fine, for the olympiad we'll stretch to 750.")]
     assert _facts(turns, BUDGET, {"hourly_budget": "₹700"}) == {"hourly_budget": _money(750, "INR")}
+
+
+def test_a_fee_a_deposit_a_total_or_one_thing_is_no_stretch() -> None:
+    """Found by a review of the first version: every price asked about raised the ceiling."""
+    known = {"hourly_budget": "£40"}
+    for said in (
+        "There's a registration fee of £75. Is that okay?",
+        "The trial lesson costs £60. Is that okay?",
+        "He charges £90 for a double lesson. OK?",
+    ):
+        assert "hourly_budget" not in _facts([("a", said), ("u", "Fine.")], BUDGET, known), said
+    turns = [("a", "The deposit comes to £1,500. Is that okay?"), ("u", "Fine.")]
+    assert "max_rent" not in _facts(turns, RENT, {"max_rent": "£1,300"})
+    salary = [
+        {"key": "last_salary", "description": "Salary at the candidate's most recent job",
+         "category": "temporal", "type": "money"},
+        {"key": "offered_salary", "description": "Salary offered for the role",
+         "category": "temporal", "type": "money"},
+    ]  # fmt: skip
+    turns = [("a", "The rate for the role is £55,000. Is that okay?"), ("u", "Fine.")]
+    assert "last_salary" not in _facts(turns, salary, {"last_salary": "£50,000"})
+
+
+def test_a_ceiling_the_agent_puts_to_the_user_is_still_theirs_once_accepted() -> None:
+    for said, known, want in (
+        ("Could you go to £1,600 a month?", {"max_rent": "£1,500"}, 1600),
+        ("So £1,500 a month, right?", {}, 1500),
+        ("The flat costs £1,450 a month. Is that okay?", {"max_rent": "£1,300-£1,400"}, 1450),
+    ):
+        facts = _facts([("a", said), ("u", "Yes.")], RENT, known)
+        assert facts.get("max_rent") == _money(want, "GBP"), said
+    turns = [
+        ("a", "What's your budget?"),
+        ("u", "£1,400 is more than what we pay now but it's fine."),
+    ]
+    assert _facts(turns, RENT).get("max_rent") == _money(1400, "GBP")

@@ -97,7 +97,8 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
         if found is None and profile is asked and profile.proper and question_kind(sentence):
             nouns = proper_nouns(sentence)
             found = (nouns[0][0], "named in the question") if nouns else None
-        if found is None or found[0].split()[0].lower() in _POINTING:
+        first = found[0].split()[0] if found else ""
+        if found is None or (first.lower() in _POINTING and not first.isupper()):
             continue  # "Same timing, after 5?": it points back, it is no value
         near, word = cue_score(profile, sentence)
         points = near + (1.5 if profile is asked else 0.0)

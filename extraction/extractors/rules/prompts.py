@@ -259,10 +259,11 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
-                  and not (m.type == "number" and _MORE.match(sentence, m.end))  # "one more"
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
                                   (bool(questions) and _offers(question)) or offer))]  # fmt: skip
+        owners = [(o, m) for o, m in owners if not (m.type == "number" and _MORE.match(sentence, m.end)
+                  and not _EXTRAS.search(o[1].key))]  # fmt: skip  # "one more session": how many are added
         owners += [o for o in string_offers(sentence, fields, prompt)
                    if not _MONEYISH.match(str(o[1].value))]  # fmt: skip  # not "Rs 1" of "Rs 1,180"
         if not owners:
@@ -323,7 +324,8 @@ _WITHOUT = re.compile(
 )
 _OR = re.compile(r"\bor\b", re.I)
 # "Shall we add one more session?": how many are added, not how many there are
-_MORE = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b", re.I)
+_MORE = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b(?![\s-]+large)", re.I)
+_EXTRAS = re.compile(r"extra|additional|more")  # a field that counts the extras themselves
 # A question that asks to go ahead with what was priced (not "Shall I email you the details?")
 _PROCEED = re.compile(
     r"\b(?:go ahead|proceed|book|confirm|that ok|that okay|that alright|that all right|sound ok|"

@@ -68,6 +68,11 @@ def _one_field_each(claims: list[Claim]) -> list[Claim]:
     return keep
 
 
+def _numbered(profile: Profile) -> bool:
+    """A text field whose examples hold numbers ("214 for Kabir"): a bare number may be its value."""
+    return any(re.search(r"\d", str(e)) for e in profile.field.get("examples") or [])
+
+
 def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str, str, str, int] | None:  # fmt: skip
     words = sorted(things.vocab[profile.key], key=len, reverse=True)
     names = sorted(things.names, key=len, reverse=True) if profile.qualifier_kind == "name" else []
@@ -96,7 +101,7 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
                 and len(value.split()) <= 8
                 and value.lower() != q.lower()
                 and not _HOW_IT_IS.fullmatch(value)
-                and re.search(r"[^\W\d_]", value)  # "3 for Aarav, 2 for Myra": counts, not text
+                and (re.search(r"[^\W\d_]", value) or _numbered(profile))  # "3 for Aarav": a count
             ):
                 qualifier = q if profile.qualifier_kind == "name" else q.lower()
                 qualifier = next(
