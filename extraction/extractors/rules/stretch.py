@@ -33,6 +33,8 @@ _PERIOD = re.compile(
     rf"\b(?:per|an?|each|every)\s+({'|'.join(_PERIODS)})\b|\b(hourly|monthly|nightly|weekly|daily|yearly)\b",
     re.I,
 )
+_PER_WORD = {"hourly": "hour", "monthly": "month", "nightly": "night", "weekly": "week",
+             "daily": "day", "yearly": "year"}  # fmt: skip
 # A fee, a deposit, a total, the price of one thing: not a rate to hold a ceiling against
 _NOT_A_RATE = re.compile(
     r"\b(?:fee|deposit|registration|entry|books?|total|altogether|alone|in all|all in|for (?:a|the|an|two|three|ten)\b)",
@@ -57,7 +59,7 @@ _WILL_DO = re.compile(
 
 def ceiling(profile: Profile) -> bool:
     """A money field that holds the most the user will pay (not a price put to them)."""
-    text = f"{profile.key.replace('_', ' ')} {profile.about}".lower()
+    text = profile.about.lower()
     return (
         profile.type == "money"
         and not profile.qualified
@@ -78,8 +80,7 @@ def _period(text: str) -> str | None:
     if match is None:
         return None
     word = (match.group(1) or match.group(2)).lower()
-    return {"hourly": "hour", "monthly": "month", "nightly": "night", "weekly": "week",
-            "daily": "day", "yearly": "year"}.get(word, word)  # fmt: skip
+    return _PER_WORD.get(word, word)
 
 
 def stretch(
@@ -109,9 +110,7 @@ def stretch(
         held = current.get(profile.key)
         if not held or not ceiling(profile) or profile.key in taken:
             continue
-        per = _period(f"{profile.key.replace('_', ' ')} {profile.about}") or (
-            "hour" if "hourly" in profile.key else None
-        )
+        per = _period(profile.about) or ("hour" if "hourly" in profile.key else None)
         said_per = _period(sentence)
         if per is None or (said_per or ("" if _RATE.search(sentence) else None)) not in (per, ""):
             continue  # a ceiling with no period; or a price of another period, or of one thing
