@@ -33,6 +33,7 @@ from extraction.extractors.rules.currency import (
     dollar_meant,
     fill_currency,
 )
+from extraction.extractors.rules.date_fields import in_held_month
 from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import holds, implausible, keep_last_per_field, one_reading
 from extraction.extractors.rules.measures import field_amounts, states_its_unit
@@ -52,6 +53,7 @@ from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
+from extraction.extractors.rules.relatives import kin_claims
 from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.stretch import stretch
 from extraction.extractors.rules.texts import (
@@ -232,7 +234,7 @@ class _Reader:
         first = len(said[0][0]) if said else 0
         typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
-        for extra in (name_claims(ctx), affiliation_claims(ctx, taken)):
+        for extra in (name_claims(ctx), affiliation_claims(ctx, taken), kin_claims(ctx, taken)):
             claims += [c for c in extra if c.profile.key not in taken]
         taken |= {c.profile.key for c in claims}
         claims += shaped_claims(ctx, taken)
@@ -263,9 +265,7 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
 # A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
 _REVISED = re.compile(
     r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|final|"
-    r"(?:under|over|below|above) the (?:estimate|quote))\b",
-    re.I,
-)
+    r"(?:under|over|below|above) the (?:estimate|quote))\b", re.I)  # fmt: skip
 _AND_YOU = re.compile(
     r"(?:^|[.!?]\s+)(?:and|what about|how about)\s+(?:you|yourself|yours)\s*\?\s*$", re.I
 )
@@ -329,6 +329,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         ):
             continue
         offer = any(o is profile and m is mention for o, m, _ in offered)
+        mention = in_held_month(mention, ctx.current.get(profile.key), ctx.turn.occurred_at)
         if not offer and holds(ctx.current, profile, mention, offered + told):
             continue  # the agent repeating what memory holds adds nothing (nor a new source)
         confirmed = offer or acknowledges(text) or agreed

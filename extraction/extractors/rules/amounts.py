@@ -21,11 +21,16 @@ SIGNS = {"₹": "INR", "rs": "INR", "rs.": "INR", "inr": "INR", "rupees": "INR",
          "$": "USD", "usd": "USD", "dollars": "USD", "dollar": "USD", "bucks": "USD",
          "€": "EUR", "eur": "EUR", "euros": "EUR", "euro": "EUR", "£": "GBP", "gbp": "GBP",
          "pounds": "GBP", "quid": "GBP", "aed": "AED", "dirhams": "AED", "sgd": "SGD",
-         "cad": "CAD", "aud": "AUD", "chf": "CHF", "francs": "CHF", "yen": "JPY", "¥": "JPY"}  # fmt: skip
+         "cad": "CAD", "aud": "AUD", "chf": "CHF", "francs": "CHF", "yen": "JPY", "¥": "JPY",
+         "nzd": "NZD", "hkd": "HKD", "s$": "SGD", "sg$": "SGD", "a$": "AUD", "au$": "AUD",
+         "nz$": "NZD", "c$": "CAD", "ca$": "CAD", "hk$": "HKD", "us$": "USD", "r$": "BRL",
+         "mx$": "MXN"}  # fmt: skip
 _SIGN = (
-    r"₹|\$|€|£|¥|\brs\.?|\binr\b|\busd\b|\beur\b|\bgbp\b|\baed\b|\bsgd\b|\bcad\b|\baud\b|\bchf\b"
+    r"\b(?:s|sg|a|au|nz|c|ca|hk|us|r|mx)\$|"  # "S$15,000", "NZ$180": which dollar, said
+    r"₹|\$|€|£|¥|\brs\.?|\binr\b|\busd\b|\beur\b|\bgbp\b|\baed\b|\bsgd\b|\bcad\b|\baud\b|\bchf\b|"
+    r"\bnzd\b|\bhkd\b"
 )
-_POST = r"rupees?|dollars?|bucks|euros?|pounds|quid|inr|usd|eur|gbp|aed|dirhams|sgd|cad|aud|chf|francs|yen"
+_POST = r"rupees?|dollars?|bucks|euros?|pounds|quid|inr|usd|eur|gbp|aed|dirhams|sgd|cad|aud|chf|francs|yen|nzd|hkd"
 _UNIT = r"thousand|grand|lakhs?|lacs?|lpa|crores?|cr|million|mn|billion|bn|k|l|m"
 MONEY = re.compile(
     rf"(?P<pre>{_SIGN})?\s?(?<![\w.,])(?P<num>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"

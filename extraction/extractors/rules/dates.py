@@ -8,7 +8,6 @@ from __future__ import annotations
 import calendar
 import contextlib
 import datetime
-import functools
 import re
 from dataclasses import dataclass
 
@@ -22,6 +21,9 @@ _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
 _WEEKDAY = "|".join(WEEKDAYS)
 _NUM = r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
 _UNIT = r"(?P<unit>days?|weeks?|fortnights?|months?|years?)"
+_NTH = r"first|1st|second|2nd|third|3rd|fourth|4th|last|final"
+_NTH_NO = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+           "4th": 4, "last": -1, "final": -1}  # fmt: skip
 # Ordinals that are not days of a month ("the 3rd floor", "her 5th birthday").
 _NOT_A_DAY = r"(?!\s+(?:floor|grade|class|standard|year|time|round|attempt|place|birthday|century|child|kid|one|week|month|day|anniversary)\b)"
 
@@ -50,7 +52,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?P<edge>end|beginning|start|middle)\s+of\s+(?:the\s+|this\s+)?(?P<nx>next\s+)?(?P<what>month|week|year)\b", re.I)),
     ("mid", re.compile(rf"\b(?P<edge>mid|early|end|late|beginning of|start of|end of)[\s-]+(?P<mon>{_MONTH})\b", re.I)),
     ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?!\s+(?-i:[A-Z][a-z]))(?:\s+(?P<y>\d{{4}}))?", re.I)),
-    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
+    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:(?P<wd>{_WEEKDAY}),?\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
+    # "the last Saturday of August", "the second Tuesday in May", "the first weekend of June"
+    ("nth", re.compile(rf"\b(?:the\s+)?(?P<nth>{_NTH})\s+(?P<wd>{_WEEKDAY}|weekend)\s+(?:of|in)\s+(?:(?P<mon>{_MONTH})\b(?:\s+(?P<y>\d{{4}}))?|(?:the\s+|this\s+)?(?P<nx>next\s+)?month\b)", re.I)),
+    # "two weeks from tomorrow", "three days after Monday"
+    ("from", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:from|after)\s+(?P<base>tomorrow|(?:next\s+)?(?P<wd>{_WEEKDAY}))\b", re.I)),
 ]  # fmt: skip
 
 
@@ -164,15 +170,56 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
     if kind == "month":
         month = _MONTH_NO[g["mon"].lower()]
         return datetime.date(_year_for(month, 1, today, g.get("y")), month, 1)
+    if kind == "nth":
+        return _nth(g, today)
+    if kind == "from":
+        base = today + datetime.timedelta(days=1)
+        if g["wd"]:
+            base = today + datetime.timedelta(
+                days=(WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7 or 7
+            )
+        return shift(base, _number(g["n"]), g["unit"])
     if kind == "ordinal":
         day = int(g["d"])
         if not 1 <= day <= 31:
             return None
+        if g["wd"] and not g["nx"]:  # "Friday the 27th": the next 27th that is a Friday
+            found = _weekday_the(WEEKDAYS.index(g["wd"].lower()), day, today)
+            if found is not None:
+                return found
         year, month = today.year, today.month
         said = (g.get("nx") or "").lower()
         if said == "next month" or (not said and day < today.day):
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
         return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
+    return None
+
+
+def _nth(g: dict[str, str | None], today: datetime.date) -> datetime.date | None:
+    """ "The last Saturday of August": that weekday's nth (or last) day in the month; a
+    weekend is its Saturday."""
+    if g["mon"]:
+        month = _MONTH_NO[g["mon"].lower()]
+        year = _year_for(month, 28, today, g.get("y"))
+    else:
+        base = shift(today.replace(day=1), 1 if g["nx"] else 0, "month")
+        year, month = base.year, base.month
+    wanted = 5 if (g["wd"] or "").lower() == "weekend" else WEEKDAYS.index((g["wd"] or "").lower())
+    days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1)
+            if datetime.date(year, month, d).weekday() == wanted]  # fmt: skip
+    which = _NTH_NO[(g["nth"] or "").lower()]
+    return datetime.date(year, month, days[which if which < 0 else which - 1])
+
+
+def _weekday_the(weekday: int, day: int, today: datetime.date) -> datetime.date | None:
+    """The first day numbered ``day`` from today on that falls on ``weekday`` (within a year)."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        with contextlib.suppress(ValueError):
+            candidate = datetime.date(year, month, day)
+            if candidate >= today and candidate.weekday() == weekday:
+                return candidate
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return None
 
 
@@ -233,8 +280,6 @@ _BACK = re.compile(
     r"\bback\s*(?:in)?\s*$",
     re.I,
 )
-# "today", "tonight": when to call or come by more often than a field's date
-SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
 _PAST_VERB = re.compile(
     r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
     r"\w{3,}ed)\b",
@@ -285,7 +330,7 @@ def _in_month_said(found: list[DateMention]) -> list[DateMention]:
     month (or the next, if it falls before it)."""
     out: list[DateMention] = []
     for mention in found:
-        anchor = next((f for f in reversed(out) if f.kind in ("dmy", "mdy", "iso")), None)
+        anchor = next((f for f in reversed(out) if f.kind in ("dmy", "mdy", "iso", "nth")), None)
         if (
             mention.kind == "ordinal"
             and anchor is not None
@@ -307,58 +352,3 @@ def _recurring(match: re.Match[str], text: str) -> bool:
         re.search(r"\b(every|each|on)\s+$", text[: match.start()].lower())
         and text[match.end() : match.end() + 1] == "s"
     )
-
-
-_BARE_DAY = re.compile(r"(?:(?:on|by|for|from|until|till|the)\s+)*[0-3]?\d(?:st|nd|rd|th)", re.I)
-
-
-def near_known(day: str, phrase: str, known: str | None, today: datetime.date) -> str:
-    """ "The 13th instead" for a flight held for 12 March, said in January: 13 March — a bare
-    day of the month moves a date the field holds within its month, not to the next 13th."""
-    if not known or not _BARE_DAY.fullmatch(phrase.strip()):
-        return day
-    try:
-        held = datetime.date.fromisoformat(known[:10])
-        said = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
-        moved = held.replace(day=said)
-    except ValueError:
-        return day
-    return moved.isoformat() if abs((moved - held).days) <= 20 and moved >= today else day
-
-
-_AHEAD = re.compile(
-    r"\b(next|upcoming|planned|scheduled|due|will|appointment|visit|pick ?up|"
-    r"deliver|renew|start|move|arriv|depart|return|settle|expir|deadline|interview)",
-    re.I,
-)
-_PAST = re.compile(
-    r"\b(birth|born|dob|last|previous|happened|incident|accident|date of the|since|"
-    r"bought|purchased|joined|started|took place)",
-    re.I,
-)
-
-
-# "last visit", "previous service", "most recent dose": a time gone by (not "last working day")
-_LAST = re.compile(
-    r"\b(?:last|previous|most recent)\s+(?!(?:working\s+|business\s+)?(?:day|date|night)\b)[a-z]",
-    re.I,
-)
-
-
-@functools.lru_cache(
-    maxsize=4096
-)  # asked of each date field per mention by owner, reader and score
-def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
-    """Whether a date field cannot take the day: one about what lies ahead takes no date years
-    back ("born May 3rd 1958" is no pickup date), a birth date or a last visit none ahead (a
-    slot offered for Thursday is no last visit). ``about``: the field's key and description as
-    words."""
-    date = datetime.date.fromisoformat(day[:10])
-    if _LAST.search(key.replace("_", " ")):  # "last_visit": one gone by
-        return date > today + datetime.timedelta(days=1)
-    ahead = _AHEAD.search(key.replace("_", " "))  # "next_pickup", whatever its text says
-    if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
-        return date < today - datetime.timedelta(days=31)
-    if re.search(r"\b(birth|born|dob)\b", about, re.I):
-        return date > today
-    return False

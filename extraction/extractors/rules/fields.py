@@ -24,7 +24,7 @@ from extraction.extractors.rules.thesaurus import THESAURUS
 from memory.embedding import embed
 
 GENERIC = frozenset(
-    ["the", "a", "an", "of", "or", "and", "to", "in", "on", "at", "by", "for", "is", "are", "was", "be", "it", "its", "this", "that", "these", "those", "with", "from", "as", "per", "one", "each", "any", "all", "their", "they", "them", "his", "her", "our", "your", "you", "i", "we", "my", "me", "whether", "what", "which", "when", "where", "who", "how", "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "has", "have", "had", "not", "no", "yes", "user", "users", "customer", "customers", "patient", "patients", "buyer", "buyers", "candidate", "candidates", "guest", "guests", "traveller", "travellers", "investor", "investors", "applicant", "applicants", "subscriber", "subscribers", "policyholder", "policyholders", "cardholder", "cardholders", "student", "students", "parent", "parents", "family", "client", "clients", "caller", "person", "people", "member", "members", "wants", "want", "wanted", "fact", "value", "so", "right", "also", "new", "next", "last", "like", "about", "much", "many", "ok", "okay", "number", "there", "here", "some", "other", "than", "into", "just", "only", "very", "really", "get", "gets", "go", "goes", "make", "makes", "keep", "keeps", "well", "account", "holder", "mostly", "mainly", "somewhere", "around", "roughly", "maybe", "probably", "near", "close", "ideally", "preferably", "need", "needs", "needed", "require", "requires", "required", "enable", "enabled", "requested", "request", "allowed", "done", "made", "given", "filed", "set", "planned", "today", "tonight"]
+    ["the", "a", "an", "of", "or", "and", "to", "in", "on", "at", "by", "for", "is", "are", "was", "be", "it", "its", "this", "that", "these", "those", "with", "from", "as", "per", "one", "each", "any", "all", "their", "they", "them", "his", "her", "our", "your", "you", "i", "we", "my", "me", "whether", "what", "which", "when", "where", "who", "how", "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "has", "have", "had", "not", "no", "yes", "user", "users", "customer", "customers", "patient", "patients", "buyer", "buyers", "candidate", "candidates", "guest", "guests", "traveller", "travellers", "investor", "investors", "applicant", "applicants", "subscriber", "subscribers", "policyholder", "policyholders", "cardholder", "cardholders", "student", "students", "parent", "parents", "family", "client", "clients", "caller", "person", "people", "member", "members", "wants", "want", "wanted", "fact", "value", "so", "right", "also", "new", "next", "last", "like", "about", "much", "many", "ok", "okay", "number", "there", "here", "some", "other", "than", "into", "just", "only", "very", "really", "get", "gets", "go", "goes", "make", "makes", "keep", "keeps", "well", "account", "holder", "mostly", "mainly", "somewhere", "around", "roughly", "maybe", "probably", "near", "close", "ideally", "preferably", "need", "needs", "needed", "require", "requires", "required", "enable", "enabled", "requested", "request", "allowed", "done", "made", "given", "filed", "set", "planned", "today", "tonight", "i'm", "im", "i've", "i'll", "i'd", "we're", "we've", "we'll", "it's", "that's", "you're", "there's"]
 )  # fmt: skip
 _QUALIFIERS = re.compile(r"\b(?P<key>[a-z][a-z0-9_]*):\s?(?P<q>[\w][\w .'-]*?)\s*[,)]")
 _PER = re.compile(
@@ -102,6 +102,7 @@ class Template:
 
     before: tuple[str, ...]
     value: str
+    whole: str = ""  # a lead-in that is part of the value, as written: "iPhone" 13, "Dr" Rao
 
 
 @dataclass
@@ -166,6 +167,9 @@ _PLACING = {"in", "with", "at", "on", "behind", "under", "inside", "outside", "n
             "next"}  # fmt: skip
 
 
+_NAMED_WHOLE = re.compile(r"[a-z]+[A-Z]\w*|(?:Dr|Prof|Dr\.|Prof\.)$")  # "iPhone", "eBay"; a title
+
+
 def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
     out = []
     for example in examples:
@@ -188,7 +192,8 @@ def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
             ]
             cut = preps[-1] + 1 if preps and preps[-1] + 1 < len(words) else 0
         before = tuple(w for w in lowered[:cut] if w not in qualifiers and w not in _DETERMINERS)
-        out.append(Template(before[-2:], " ".join(words[cut:])))
+        whole = words[0] if cut == 1 and _NAMED_WHOLE.match(words[0]) else ""  # "iPhone 13"
+        out.append(Template(before[-2:], " ".join(words[cut:]), whole))
     return out
 
 

@@ -40,6 +40,10 @@ def changed(between: str) -> bool:
     return bool(_CHANGED.search(between)) and not _WISHED.search(between)
 
 
+# Emoji and pictographs (and the joiners and selectors they are written with)
+_PICTOGRAPHS = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+
+
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
     """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
     the later one, and so does a total after its parts ("45 euro. So together 425"); a value
@@ -48,6 +52,8 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
     later one on a near tie."""
     by_key: dict[str, list[Claim]] = {}
     for claim in claims:
+        if isinstance(claim.value, str):  # "Sage green and gold 😍": the colours, not the mood
+            claim.value = _PICTOGRAPHS.sub("", claim.value).strip() or claim.value
         by_key.setdefault(claim.key, []).append(claim)
     out = []
     for group in by_key.values():
@@ -78,6 +84,9 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
             chosen = [c for c in group if c.why.get("points", 0) >= top - 0.5][-1]
         out.append(chosen)
     out = [c for c in out if not _shortened(c, current)]
+    names = {str(c.value).lower() for c in out if c.profile.person_name}
+    out = [c for c in out if c.profile.person_name or c.profile.type != "string"
+           or str(c.value).lower() not in names]  # fmt: skip  # the name, not also the answer
     return sorted(out, key=lambda c: c.order)
 
 

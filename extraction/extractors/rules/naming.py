@@ -120,7 +120,9 @@ _LOWER_NAME = re.compile(
 _NOT_A_NAME = re.compile(r"(?:ing|ed|ly|s)$|^(?:and|but|who|was|too|also|here|there|now|then|"
                          r"again|well|today|tomorrow|yesterday|tonight|instead|though)$")  # fmt: skip
 # "my partner, Kwame Mensah", "my wife Sneha": whom the relation names
-RELATION_NAMED = re.compile(rf"\b(?:my|our)\s+({RELATIONS})\s*,?\s+([A-Z][a-z][\w'-]*)", re.I)
+RELATION_NAMED = re.compile(
+    rf"\b(?:my|our)\s+({RELATIONS})(?:\s*,|\s+is)?\s+((?-i:[A-Z])[a-z][\w'-]*)", re.I
+)
 
 
 def capitalise_names(turns: list[WindowTurn]) -> list[WindowTurn]:
@@ -173,12 +175,16 @@ _GREETING = re.compile(
 # A greeting proper: "Sure! I'm lactose intolerant" is no introduction.
 _SALUTATION = re.compile(rf"^\W*(?:{_SALUTATIONS})\b", re.I)
 _INTRO = re.compile(
-    r"^\W*(?:my name is|my name's|name's|this is|i'm|im|i am|"
+    r"^\W*(?:my (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) [a-z]+)? is|my name's|name's|"
+    r"this is|i'm|im|i am|"
     r"myself|call me|you're speaking (?:to|with)|speaking with|"
     # "It's in my name, Eileen Hargreaves", "under the name Roy Ko"
     r"(?:(?:it's|its|it is|the account's|the account is|all)\s+)?(?:in|under) my name,?(?:\s+it's)?|"
     r"(?:it's\s+|its\s+)?under the name(?: of)?)\s+",
     re.I,
+)
+_MY_NAME_IS = re.compile(
+    r"\bmy (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) [a-z]+)? is\s+(?=[A-Z])", re.I
 )
 _STATE_INTRO = re.compile(r"^\W*(?:i'm|im|i am)\s+", re.I)  # as often "I'm tired" as a name
 # Lower-case words no name is made of: verbs and adverbs by their endings, and the words a
@@ -257,6 +263,7 @@ def person_name(
         elif greeted and (vocative := re.match(r"[A-Za-z]+,\s+(?=\S+\s+\S)", rest)):
             rest = rest[vocative.end() :]  # "hi raj, kylie brennan here": whoever raj is
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
+        intro = intro or _MY_NAME_IS.search(rest)  # "ah and sorry, my name in the passport is …"
         intro = intro or (_HOLDER_INTRO.match(rest) if holder else None)  # "The owner is …"
         # "I'm" and "it's" introduce a state as often as a name ("I'm staying positive", "it's
         # been tough"): a name in lower case after them needs a greeting or the question

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
 from extraction.extractors.rules.amounts import priced, quotes
-from extraction.extractors.rules.dates import SAME_DAY, wrong_time
+from extraction.extractors.rules.date_fields import SAME_DAY, wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
 from extraction.extractors.rules.mentions import Mention, typed_mentions

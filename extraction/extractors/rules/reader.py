@@ -30,7 +30,7 @@ from extraction.extractors.rules.acts import (
     tentative,
     third_party,
 )
-from extraction.extractors.rules.dates import SAME_DAY, near_known, wrong_time
+from extraction.extractors.rules.date_fields import SAME_DAY, near_known, wrong_time
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.measures import (
     a_stretch_of_its_period,
@@ -353,17 +353,15 @@ def typed_claims(
                 )
                 continue
             why.update({"cue": mention.how, "points": round(points, 2)})
-            turns = (
-                [ctx.prompt.turn, ctx.turn]
-                if ctx.prompt and ("answers" in why or "repeats proposal" in why)
-                else [ctx.turn]
-            )
+            asked = ctx.prompt and ("answers" in why or "repeats proposal" in why)
+            turns = [ctx.prompt.turn, ctx.turn] if ctx.prompt and asked else [ctx.turn]
             value = in_field_unit(best, mention)
             if value != mention.value:
                 why["converted"] = f"{mention.value} {mention.after.split()[0]}"
             if mention.type == "date":  # "the 13th" for a flight held for the 12th of a later month
                 phrase, today = sentence[mention.start : mention.end], ctx.turn.occurred_at.date()
-                value = near_known(value, phrase, ctx.current.get(best.key), today)
+                value = near_known(value, phrase, ctx.current.get(best.key), today,
+                                   ctx.prompt.turn.text if ctx.prompt else "")  # fmt: skip
                 why.update({"moved within its month": True} if value != mention.value else {})
             if in_thousands(best, mention, ctx.current):
                 value = {**value, "amount": value["amount"] * 1000}
@@ -382,7 +380,7 @@ def _subject_of(
     listed = any(q.lower() in owner.group(0).lower() for q in profile.qualifiers)
     if profile.qualifier_kind != "name":
         return listed  # "my mother is 62", for member_age:mother
-    named = re.match(r"\s*,?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
+    named = re.match(r"\s*(?:,|is\b|'s\b)?\s*[A-Z][a-z]+", clause[owner.end() :])  # "my son Tobi"
     pronoun = owner.group(0).lower() in ("he", "she", "him", "her", "his")  # the one just named
     known = any(re.search(rf"\b{r}\b", owner.group(0), re.I) for r in relations)  # "my wife"
     return bool(named or listed or pronoun or known or re.match(r"[A-Z][a-z]+'s", owner.group(0)))

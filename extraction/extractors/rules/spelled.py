@@ -3,7 +3,8 @@
 thousand" → "2.5 lakh"; and "151 300" (thousands set apart by a space) → "151300". Voice
 transcripts and formal speech say amounts this way; the readers
 of money and numbers read digits. Only a run of two or more number words (or a hyphenated
-"twenty-five") is rewritten: "two kids" and "one of them" stay as they are."""
+"twenty-five", or one from thirteen to ninety) is rewritten: "two kids" and "one of them" stay as
+they are."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ _UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
           "eighteen", "nineteen"]  # fmt: skip
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _SMALL = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+# A number word alone that is never anything but a number ("Sixty.", "about eighty people")
+_PLAIN = frozenset(_UNITS[13:] + _TENS)
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "lakh": 1e5, "lakhs": 1e5,
            "crore": 1e7, "crores": 1e7}  # fmt: skip
 _WORD = rf"(?:{'|'.join(_TENS)})(?:-(?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(sorted(_UNITS, key=len, reverse=True))}"
@@ -57,7 +60,7 @@ def spell_out(text: str) -> str:
     def digits(match: re.Match[str]) -> str:
         raw = match.group(0)
         words = [w for w in re.split(r"[\s-]+", raw.lower()) if w != "and"]
-        if len(words) < 2 and "-" not in raw:
+        if len(words) < 2 and "-" not in raw and words[0] not in _PLAIN:
             return raw
         found = _value(words)
         if found is None:

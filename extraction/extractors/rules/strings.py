@@ -14,20 +14,23 @@ from __future__ import annotations
 import functools
 import re
 
+from extraction.extractors.rules.addresses import street_cues
 from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
 from extraction.extractors.rules.providers import with_company
 from extraction.extractors.rules.travel import TRAVEL_TOLD, about_travel
 
 _LEAD = re.compile(
-    r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|and|then|plus|also|mostly|mainly|mostly in|primarily|"
-    r"probably|maybe|perhaps|just|only|i think|i guess|i'd say|i would say|it's|it is|its|"
-    r"that's|that is|that would be|it'll be|it will be|somewhere around|somewhere in|around|"
-    r"about|roughly|preferably|ideally|currently|right now|now|still|at the moment|at|in|with|"
-    r"mine is|mine's|ours is|it'd be|it would be|"
-    r"for|from|near|by|the|a|an|my|our|i'm at|i am at|i'm with|i work at|i work for|"
-    r"i'm in|we're in|we are in|we're|i'm|i am|we are|i have|we have|i've got|we've got|"
-    r"it was|that was|it's called|called|definitely|always|usually|please|ok|okay|sure|"
-    r"hi|hello|hey|right|correct|exactly)\b[,\s]*)+",
+    r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|and|then|plus|also|mostly|mainly|"
+    r"mostly in|primarily|probably|maybe|perhaps|just|only|i think|i guess|i'd say|"
+    r"i would say|it's|it is|its|that's|that is|that would be|it'll be|it will be|"
+    r"somewhere around|somewhere in|around|about|roughly|preferably|ideally|currently|"
+    r"right now|now|still|at the moment|at|in|with|mine is|mine's|ours is|it'd be|it would be|"
+    r"for|from|near|by|the|a|an|my|our|i'm at|i am at|i'm with|i work at|i work for|i'm in|"
+    r"we're in|we are in|we're|i'm|i am|we are|i have|we have|i've got|we've got|it was|"
+    r"that was|it's called|called|definitely|always|usually|please|ok|okay|sure|hi|hello|hey|"
+    r"right|correct|exactly|(?:i|we) (?:want|need|prefer|chose|picked|like)|(?:i|we)(?:'d|"
+    r" would) (?:like|prefer)|(?:i'm|we're|i am|we are) thinking(?: of| about)?|let's (?:do|"
+    r"go with|say)|(?:i'll|we'll) (?:take|go with|have))\b[,\s]*)+",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
@@ -42,103 +45,7 @@ _NAME_CUES = [
     rf"^\W*(?i:hi|hello|hey)?[\w, ]{{0,20}}?,?\s*(?P<v>{NAME})\s+(?i:here|speaking|this side)\b",
     rf"^\W*(?i:yes|yeah|yep|hi|hello)?[,.!\s]*(?P<v>{NAME})[.!]?$",
 ]
-_NOT_NAMES = set(
-    [
-        "I",
-        "Hi",
-        "Hello",
-        "Hey",
-        "Yes",
-        "Yeah",
-        "No",
-        "Thanks",
-        "Thank",
-        "Sure",
-        "Okay",
-        "Ok",
-        "Good",
-        "Great",
-        "Fine",
-        "Well",
-        "Sorry",
-        "Please",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-        "Mr",
-        "Mrs",
-        "Ms",
-        "Dr",
-        "Madam",
-        "Sir",
-        "The",
-        "This",
-        "That",
-        "My",
-        "Our",
-        "We",
-        "It",
-        "Just",
-        "Only",
-        "Also",
-        "And",
-        "But",
-        "So",
-        "Oh",
-        "Ah",
-        "Actually",
-        "Maybe",
-        "Today",
-        "Tomorrow",
-        "Nice",
-        "Lovely",
-        "I'm",
-        "I've",
-        "I'd",
-        "I'll",
-        "Im",
-        "Honestly",
-        "Wow",
-        "Cheers",
-        "Ha",
-        "Haha",
-        "Hmm",
-        "Um",
-        "Eh",
-        "Yay",
-        "Ooh",
-        "Ok",
-        "Okay",
-        "Anyway",
-        "Both",
-        "Either",
-        "Neither",
-        "None",
-        "Nothing",
-        "Works",
-        "Sounds",
-        "Noted",
-        "Got",
-        "Congrats",
-        "Welcome",
-    ]
-)
+_NOT_NAMES = set(["I", "Hi", "Hello", "Hey", "Yes", "Yeah", "No", "Thanks", "Thank", "Sure", "Okay", "Ok", "Good", "Great", "Fine", "Well", "Sorry", "Please", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "Mr", "Mrs", "Ms", "Dr", "Madam", "Sir", "The", "This", "That", "My", "Our", "We", "It", "Just", "Only", "Also", "And", "But", "So", "Oh", "Ah", "Actually", "Maybe", "Today", "Tomorrow", "Nice", "Lovely", "I'm", "I've", "I'd", "I'll", "Im", "Honestly", "Wow", "Cheers", "Ha", "Haha", "Hmm", "Um", "Eh", "Yay", "Ooh", "Ok", "Okay", "Anyway", "Both", "Either", "Neither", "None", "Nothing", "Works", "Sounds", "Noted", "Got", "Congrats", "Welcome"])  # fmt: skip
 _PROPER = re.compile(
     r"(?<![\w.])(?:[A-Z][\w&'.-]*|[a-z]+[A-Z][\w]*)(?:\s+(?:(?:[A-Z][\w&'.-]*|\d[\w.]*|of|de|la|and|or|&)(?=\s|[,.!?;]|$)))*"
 )
@@ -295,6 +202,8 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
                 value = _value_from(profile, rest, template.value[:1].isupper())
                 if value and weak and not profile.proper:  # the example's phrase, whole
                     value = with_lead(profile, value, clause) or value
+            if value and template.whole:  # "iphone 13": "iPhone 13"; "Dr Schulz"
+                value = f"{template.whole} {value}"
             if value:
                 out.append((value, "example: " + " ".join(template.before), at))
     key = r"\s+".join(re.escape(w) for w in profile.key.split("_"))
@@ -356,7 +265,7 @@ def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
 
 
 def after_cue(profile: Profile, clause: str) -> tuple[str, str] | None:
-    found = after_cues(profile, clause)
+    found = street_cues(profile, clause) or after_cues(profile, clause)
     return (found[0][0], found[0][1]) if found else None
 
 

@@ -19,14 +19,11 @@ from extraction.extractors.rules.acts import (
     takes_back,
     third_party,
 )
+from extraction.extractors.rules.addresses import street_cues
 from extraction.extractors.rules.fields import Profile, cue_score, stem
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
-from extraction.extractors.rules.strings import (
-    after_cues,
-    answer_phrase,
-    replaced,
-)
+from extraction.extractors.rules.strings import after_cues, answer_phrase, proper_nouns, replaced
 from extraction.values import PHONE
 
 
@@ -92,6 +89,10 @@ _NO_THANKS = re.compile(
     r"^\W*no\b[,.!]?\s+(?:thanks|thank|i|we|it's|that's|all|nothing|not)\b", re.I
 )
 _A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
+# Another value put in place of the one offered: "I'd prefer Asakusa", "rather Porto"
+_PREFERS = re.compile(
+    r"^\W*(?:no,?\s+)?(?:(?:i|we)(?:'d| would)\s+(?:prefer|rather(?: have)?)|rather)\s+", re.I
+)
 # What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
 _EVENT = re.compile(
     r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
@@ -126,6 +127,8 @@ def answer_claims(
     filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
     if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):
         text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
+    elif (prefers := _PREFERS.search(text)) and proper_nouns(text[prefers.end() :]):
+        text = text[prefers.end() :]  # "Shinjuku?" — "I'd prefer Asakusa, it's quieter."
     elif denies(text) and (
         not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I) or _NO_THANKS.match(text)
     ):  # "No thanks, all good", "No, I eat everything": no value
@@ -146,7 +149,8 @@ def answer_claims(
         rest = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
         if not rest or (accepts(rest) and len(rest.split()) <= 3):
             return []
-        if re.match(r"\W*\w+[.!]\s", text) and rest != text and cue_score(profile, rest)[0] == 0:
+        if re.match(r"[^.!?]{0,20}[.!]\s", text) and rest != text \
+                and cue_score(profile, rest)[0] == 0:  # fmt: skip
             return []  # "Delivery before 8? — yep. put it against PO 55812": yes, then news
         text = rest
     said = sentences(text)
@@ -178,7 +182,10 @@ def answer_claims(
     if phrase is None or is_question(first):
         return []
     said_first = (sentences(ctx.turn.text) or [""])[0]
-    avoided = _AVOIDED.match(said_first) if _AVOIDS.search(profile.about) else None
+    avoids = _AVOIDS.search(profile.about) or any(  # or an example says what is avoided
+        str(e).lower().startswith("no ") for e in profile.field.get("examples") or []
+    )
+    avoided = _AVOIDED.match(said_first) if avoids else None
     if avoided:  # "Anything you don't eat?" — "no mushrooms", "I don't eat beef": what is avoided
         phrase = "no " + avoided.group("what").strip()
     if STATEMENT.match(phrase) and not profile.how:
@@ -366,6 +373,13 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
         if profile.type != "string" or profile.key in taken:
             continue
         about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
+        street = street_cues(profile, ctx.turn.text)  # "22 alma rd, sheffield S11"
+        if street and not third_party(ctx.turn.text[: street[0][2]], ctx.words) \
+                and not takes_back(ctx.turn.text[street[0][2] :]):  # fmt: skip
+            out.append(text_claim(ctx, profile, street[0][0], text_source(ctx, ctx.turn.text),
+                                  street[0][2], {"cue": street[0][1]}))  # fmt: skip
+            taken.add(profile.key)
+            continue
         for field_words, shape, what in _SHAPES:
             if not field_words.search(about):
                 continue

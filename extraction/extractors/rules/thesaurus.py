@@ -20,7 +20,7 @@ THESAURUS: dict[str, str] = {
     "rent": "rent month monthly",
     "bedroom": "bhk bed beds bedrooms",
     "occupant": "people persons adults living",
-    "traveller": "people persons adults pax going",
+    "^traveller": "people persons adults pax going",  # the key, not "where the traveller stays"
     "email": "mail",
     "phone": "mobile number cell",
     "company": "work working employer firm join joined moved switched",
@@ -73,4 +73,8 @@ THESAURUS: dict[str, str] = {
     "birth": "born birthday dob",
     "age": "old aged years",
     "date": "on",
+    "wedding": "marry marrying married wed",
+    "guest count|number of guests": "headcount pax people attending invited coming",
+    "partner": "fiance fiancee wife husband spouse boyfriend girlfriend",
+    "spouse": "wife husband partner married",
 }

@@ -1,0 +1,91 @@
+"""What a date said means for a date field: a bare day of the month moves a date the field
+holds, or is the day the question dated; a field about what lies ahead takes no day years back,
+one about a time gone by none ahead; "today" and "tonight" say when to call, not the field's day.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+from dataclasses import replace
+
+from extraction.extractors.rules.dates import dates_in
+from extraction.extractors.rules.mentions import Mention
+
+# "today", "tonight": when to call or come by more often than a field's date
+SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this evening)'", re.I)
+
+
+_BARE_DAY = re.compile(r"(?:(?:on|by|for|from|until|till|the)\s+)*[0-3]?\d(?:st|nd|rd|th)", re.I)
+
+
+def near_known(
+    day: str, phrase: str, known: str | None, today: datetime.date, asked: str = ""
+) -> str:
+    """ "The 13th instead" for a flight held for 12 March, said in January: 13 March — a bare
+    day of the month moves a date the field holds within its month, not to the next 13th. In
+    a reply, a bare day the question dated is that date ("The last Saturday of August, that's
+    the 29th." — "Exactly, the 29th.": 29 August)."""
+    if not _BARE_DAY.fullmatch(phrase.strip()):
+        return day
+    said_day = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
+    dated = [d.day for d in dates_in(asked, today) if d.day.day == said_day and d.day >= today]
+    if dated:
+        return dated[-1].isoformat()
+    if not known:
+        return day
+    try:
+        held = datetime.date.fromisoformat(known[:10])
+        said = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
+        moved = held.replace(day=said)
+    except ValueError:
+        return day
+    return moved.isoformat() if abs((moved - held).days) <= 20 and moved >= today else day
+
+
+_AHEAD = re.compile(
+    r"\b(next|upcoming|planned|scheduled|due|will|appointment|visit|pick ?up|"
+    r"deliver|renew|start|move|arriv|depart|return|settle|expir|deadline|interview)",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(birth|born|dob|last|previous|happened|incident|accident|date of the|since|"
+    r"bought|purchased|joined|started|took place)",
+    re.I,
+)
+
+
+# "last visit", "previous service", "most recent dose": a time gone by (not "last working day")
+_LAST = re.compile(
+    r"\b(?:last|previous|most recent)\s+(?!(?:working\s+|business\s+)?(?:day|date|night)\b)[a-z]",
+    re.I,
+)
+
+
+@functools.lru_cache(
+    maxsize=4096
+)  # asked of each date field per mention by owner, reader and score
+def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
+    """Whether a date field cannot take the day: one about what lies ahead takes no date years
+    back ("born May 3rd 1958" is no pickup date), a birth date or a last visit none ahead (a
+    slot offered for Thursday is no last visit). ``about``: the field's key and description as
+    words."""
+    date = datetime.date.fromisoformat(day[:10])
+    if _LAST.search(key.replace("_", " ")):  # "last_visit": one gone by
+        return date > today + datetime.timedelta(days=1)
+    ahead = _AHEAD.search(key.replace("_", " "))  # "next_pickup", whatever its text says
+    if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
+        return date < today - datetime.timedelta(days=31)
+    if re.search(r"\b(birth|born|dob)\b", about, re.I):
+        return date > today
+    return False
+
+
+def in_held_month(mention: Mention, held: str | None, now: datetime.datetime) -> Mention:
+    """A date the agent says as a bare day ("they're free on the 12th"), read as ``near_known``
+    reads the user's: the 12th of the month the field's date is in, not the next 12th."""
+    if mention.type != "date" or not mention.sentence:
+        return mention
+    phrase = mention.sentence[mention.start : mention.end]
+    return replace(mention, value=near_known(str(mention.value), phrase, held, now.date()))

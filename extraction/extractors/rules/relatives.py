@@ -1,0 +1,55 @@
+"""A relative's name, for a field that keeps it: "my fiancé is Ewan Douglas", "my wife, Anna
+Berg", "my husband's name is Raj Patel" for a field about the user's partner's or spouse's name
+(its key or description names the relation and a name). Other relatives' names are not it ("my
+brother is Tom Hale" for a partner's name)."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.extractors.rules.fields import Profile
+from extraction.extractors.rules.naming import person_like
+from extraction.extractors.rules.reader import Claim, Context
+
+# Each kind of relative and the words a field or a user says it with.
+_KINDS = {
+    "partner": r"partner|spouse|fianc[eé]e?|wife|husband|boyfriend|girlfriend|other half",
+    "mother": r"mother|mum|mom",
+    "father": r"father|dad",
+}
+_NAMED = re.compile(r"\b(?:name|named|called|who)\b", re.I)
+_NAME = r"(?P<name>[A-ZÀ-Ý][\w'\u2019-]+(?:\s+(?:[A-ZÀ-Ý][\w'\u2019-]+|de|van|von|da|del|al|bin|le)){0,3})"
+_LINK = r"(?:\s*,\s*|\s+is\s+(?:called\s+)?|'s\s+name\s+is\s+|\s+(?:named|called)\s+|\s+)"
+
+
+def _kind(profile: Profile) -> str | None:
+    """The relative a text field keeps the name of, if any."""
+    if profile.type != "string" or profile.qualified or profile.person_name:
+        return None
+    if not (_NAMED.search(profile.about) or "name" in profile.key):
+        return None
+    found = [k for k, words in _KINDS.items() if re.search(rf"\b(?:{words})\b", profile.about)]
+    return found[0] if len(found) == 1 else None
+
+
+def kin_claims(ctx: Context, taken: set[str]) -> list[Claim]:
+    """The name the user gives their relative, for the field of that relative's name."""
+    if ctx.turn.role != "user":
+        return []
+    out = []
+    for profile in ctx.fields:
+        kind = _kind(profile)
+        if kind is None or profile.key in taken:
+            continue
+        said = re.compile(rf"\b(?:my|our)\s+(?:{_KINDS[kind]}){_LINK}{_NAME}", re.I)
+        for match in said.finditer(ctx.turn.text):
+            words = match.group("name").split()
+            while words and not person_like(words[-1]):
+                words.pop()  # "Ewan Douglas And" → "Ewan Douglas"
+            if not words or not person_like(words[0]) or not match.group("name")[0].isupper():
+                continue
+            at = match.start("name")
+            out.append(Claim(profile, " ".join(words), "explicit", [ctx.turn], (ctx.index, at),
+                             {"cue": f"the user's {kind}, named"}, span=(at, at)))  # fmt: skip
+            break
+    return out
