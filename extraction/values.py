@@ -24,8 +24,11 @@ MONEY = re.compile(
     re.IGNORECASE,
 )
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+# Digits in groups as phone numbers are written ("07700 914 238", "612 48 93 70", "+44 7700
+# 900123", "(555) 123-4567"); callers ask for at least eight digits.
 PHONE = re.compile(
-    r"(?<![\w-])(?:\+\d{1,3}[\s-]?)?(?:\(?\d{2,5}\)?[\s-]?)?\d{3,5}[\s-]?\d{4,5}(?!\w)"
+    r"(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,5}\)[\s.-]?)?(?:\d{8,12}|\d{2,6}(?:[\s.-]\d{2,6}){0,4})"
+    r"(?![\w-])"
 )
 NUMBER = re.compile(
     r"\b(\d+(?:,\d{3})*(?:\.\d+)?|"
@@ -86,11 +89,21 @@ def find_emails(text: str) -> list[str]:
 
 
 def find_phones(text: str) -> list[str]:
-    return [
-        m.group(0).strip()
-        for m in PHONE.finditer(text)
-        if sum(c.isdigit() for c in m.group(0)) >= 8
-    ]
+    return [m.group(0).strip() for m in PHONE.finditer(text) if is_phone(text, m)]
+
+
+# A number said as a booking's, an account's or a ticket's is no phone number
+_A_CODE_BEFORE = re.compile(
+    r"\b(?:pnr|ref|reference|booking|order|ticket|account|policy|claim|invoice|tracking|"
+    r"consumer|customer|member)\W*(?:no\.?|number|id|#)?\W*$",
+    re.I,
+)
+
+
+def is_phone(text: str, match: re.Match[str]) -> bool:
+    """At least eight digits, and not a booking's or an account's number ("PNR 4521879001")."""
+    digits = sum(c.isdigit() for c in match.group(0))
+    return digits >= 8 and not _A_CODE_BEFORE.search(text[: match.start()])
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")

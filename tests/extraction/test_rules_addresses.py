@@ -99,3 +99,17 @@ def test_she_after_a_relative_named_is_that_relative() -> None:
         fields,
     )  # fmt: skip
     assert facts == {"dependant_age:Adaeze": 33, "dependant_age:Tobi": 6}
+
+
+@pytest.mark.parametrize(
+    ("said", "phone"),
+    [("Best number is 0438 207 611, that's me", "0438 207 611"),
+     ("ring me on 07700 914 238 after 5", "07700 914 238"),
+     ("mi extensión... no, mi móvil: 612 48 93 70", "612 48 93 70"),
+     ("+44 7700 900123 works", "+44 7700 900123"),
+     ("PNR 4521879001 is the booking, my mobile is 98401 22763", "98401 22763")],
+)  # fmt: skip
+def test_a_phone_number_in_its_groups_not_a_booking_number(said: str, phone: str) -> None:
+    fields: list[dict[str, Any]] = [{"key": "contact_phone", "category": "profile", "type": "string",
+                                     "description": "Phone number to reach the customer"}]  # fmt: skip
+    assert _facts([("a", "How do we reach you?"), ("u", said)], fields) == {"contact_phone": phone}

@@ -46,7 +46,13 @@ def test_a_bare_day_after_a_day_by_its_place_is_in_that_month() -> None:
 
 
 def test_a_weekday_that_no_such_day_falls_on_leaves_the_day_of_the_month() -> None:
-    assert [d.day.isoformat() for d in dates_in("Monday the 31st", SAT.date())] == ["2026-08-31"]
+    assert [d.day.isoformat() for d in dates_in("Monday the 31st", SAT.date())] == ["2026-01-31"]
+    # a day gone by within two weeks: "Saturday the 10th" of a leak, said on Saturday the 17th
+    assert [d.day.isoformat() for d in dates_in("Saturday the 10th", SAT.date())] == ["2026-01-10"]
+    # "Thursday, the 19th is booked": a weekday, then a day of the month, not one date
+    assert "2026-11-19" not in [
+        d.day.isoformat() for d in dates_in("Thursday, the 19th is booked", SAT.date())
+    ]
     assert [d.day.isoformat() for d in dates_in("the 3rd floor", SAT.date())] == []
 
 

@@ -55,3 +55,10 @@ def test_yes_got_it_then_news_is_no_address() -> None:
     turns = [("a", "Just confirming your mixer grinder was delivered on Friday?"),
              ("u", "yes, got it. but the box was damaged and the jar is cracked!")]  # fmt: skip
     assert _facts(turns, fields) == {}
+
+
+def test_a_place_keeps_its_parts_after_commas() -> None:
+    fields = [{"key": "office_location", "category": "temporal", "type": "string",
+               "description": "Building, floor and desk where the caller sits"}]  # fmt: skip
+    facts = _facts([("a", "Where do you sit?"), ("u", "Building B, 3rd floor, desk 3.14.")], fields)
+    assert facts == {"office_location": "Building B, 3rd floor, desk 3.14"}

@@ -279,3 +279,19 @@ def moved_to(before: str) -> bool:
     """Whether the words before a value say it replaces the field's value ("moved it to",
     "knocked it down to")."""
     return bool(_MOVED.search(before)) and not _WISH.search(before)
+
+
+# "Kemi will be four in June", "he turns 7 next month": a value the thing will have, not has
+_WILL_BE = re.compile(
+    r"\b(?:will be|'ll be|will turn|turns|is turning|'s turning|going to be|gonna be)\s+$", re.I
+)
+_AHEAD = re.compile(
+    r"\s+(?:years? old\s+|months? old\s+)?(?:in\s+(?:[A-Z][a-z]+|a\s+\w+|\w+\s+(?:days|weeks|months))|"
+    r"next\b|soon\b|on\s+(?:her|his|their)\s+birthday|this\s+(?:year|month|summer|winter|spring|autumn))",
+    re.I,
+)
+
+
+def to_come(sentence: str, start: int, end: int) -> bool:
+    """Whether the value at ``start:end`` is one the thing will have later, said so."""
+    return bool(_WILL_BE.search(sentence[:start]) and _AHEAD.match(sentence, end))

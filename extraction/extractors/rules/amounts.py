@@ -71,7 +71,8 @@ MONEY_WORDS = re.compile(
     r"income|earn|earns|earning|make|making|afford|spend|spent|amount|limit|premium|cover|"
     r"package|offer|bill|deposit|emi|per month|a month|monthly|per annum|a year|yearly|annual|"
     r"lpa|estimate|quote|quoted|worth|owe|refund|balance|loan|debit|debited|transaction|"
-    r"dispute|disputed|expect|expecting|expected|need|ctc|comp|base|raise|max|tops|maximum|at most)\b",
+    r"dispute|disputed|expect|expecting|expected|need|ctc|comp|base|raise|max|tops|maximum|at most|"
+    r"chip in|chipping in|chipped in)\b",
     re.IGNORECASE,
 )
 

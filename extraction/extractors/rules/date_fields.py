@@ -20,8 +20,14 @@ SAME_DAY = re.compile(r"'(?:today|tonight|this morning|this afternoon|this eveni
 _BARE_DAY = re.compile(r"(?:(?:on|by|for|from|until|till|the)\s+)*[0-3]?\d(?:st|nd|rd|th)", re.I)
 
 
+# A reply that agrees with what the agent said before asking ("Exactly, the 29th.")
+_AFFIRMS = re.compile(
+    r"^\W*(?:exactly|yes|yeah|yep|yup|right|correct|that's right|that's it|indeed)\b", re.I
+)
+
+
 def near_known(
-    day: str, phrase: str, known: str | None, today: datetime.date, asked: str = ""
+    day: str, phrase: str, known: str | None, today: datetime.date, asked: str = "", reply: str = ""
 ) -> str:
     """ "The 13th instead" for a flight held for 12 March, said in January: 13 March — a bare
     day of the month moves a date the field holds within its month, not to the next 13th. In
@@ -30,9 +36,16 @@ def near_known(
     if not _BARE_DAY.fullmatch(phrase.strip()):
         return day
     said_day = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
-    dated = [d.day for d in dates_in(asked, today) if d.day.day == said_day and d.day >= today]
-    if dated:
-        return dated[-1].isoformat()
+    in_question = {d.day.isoformat() for d in dates_in(asked, today)}
+    if known and known[:10] in in_question and int(known[8:10]) == said_day:
+        return known[:10]  # "Your booking is 5 July. Move it to 5 August?" — "Keep the 5th."
+    if not _AFFIRMS.match(reply):  # "Your passport expires on 20 July. When do you fly out?"
+        asked = " ".join(s for s in re.split(r"(?<=[.!?])\s+", asked) if s.rstrip().endswith("?"))
+    dated = sorted(
+        {d.day for d in dates_in(asked, today) if d.day.day == said_day and d.day >= today}
+    )
+    if len(dated) == 1:
+        return dated[0].isoformat()
     if not known:
         return day
     try:

@@ -52,7 +52,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?P<edge>end|beginning|start|middle)\s+of\s+(?:the\s+|this\s+)?(?P<nx>next\s+)?(?P<what>month|week|year)\b", re.I)),
     ("mid", re.compile(rf"\b(?P<edge>mid|early|end|late|beginning of|start of|end of)[\s-]+(?P<mon>{_MONTH})\b", re.I)),
     ("month", re.compile(rf"\b(?:in|by|next|this|from|until|till|around|for)\s+(?P<mon>{_MONTH})\b(?!\s+\d)(?!\s+(?-i:[A-Z][a-z]))(?:\s+(?P<y>\d{{4}}))?", re.I)),
-    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:(?P<wd>{_WEEKDAY}),?\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
+    ("ordinal", re.compile(rf"\b(?:on\s+|by\s+|for\s+|until\s+|till\s+|from\s+)?(?:(?P<wd>{_WEEKDAY})\s+)?(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b{_NOT_A_DAY}(?:\s+(?:of\s+)?(?P<nx>next month|this month))?", re.I)),
     # "the last Saturday of August", "the second Tuesday in May", "the first weekend of June"
     ("nth", re.compile(rf"\b(?:the\s+)?(?P<nth>{_NTH})\s+(?P<wd>{_WEEKDAY}|weekend)\s+(?:of|in)\s+(?:(?P<mon>{_MONTH})\b(?:\s+(?P<y>\d{{4}}))?|(?:the\s+|this\s+)?(?P<nx>next\s+)?month\b)", re.I)),
     # "two weeks from tomorrow", "three days after Monday"
@@ -212,15 +212,19 @@ def _nth(g: dict[str, str | None], today: datetime.date) -> datetime.date | None
 
 
 def _weekday_the(weekday: int, day: int, today: datetime.date) -> datetime.date | None:
-    """The first day numbered ``day`` from today on that falls on ``weekday`` (within a year)."""
-    year, month = today.year, today.month
-    for _ in range(13):
+    """The day numbered ``day`` that falls on ``weekday``: the next one within three months,
+    else one gone by within two weeks ("Saturday the 6th" of a leak three days ago); None when
+    neither (the weekday was misspoken: the plain day of the month stands)."""
+    found = []
+    for offset in range(-1, 4):
+        month0 = today.month - 1 + offset
         with contextlib.suppress(ValueError):
-            candidate = datetime.date(year, month, day)
-            if candidate >= today and candidate.weekday() == weekday:
-                return candidate
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    return None
+            candidate = datetime.date(today.year + month0 // 12, month0 % 12 + 1, day)
+            if candidate.weekday() == weekday:
+                found.append(candidate)
+    ahead = [c for c in found if 0 <= (c - today).days <= 92]
+    behind = [c for c in found if 0 < (today - c).days <= 14]
+    return ahead[0] if ahead else (behind[-1] if behind else None)
 
 
 def dates_in(text: str, today: datetime.date) -> list[DateMention]:
@@ -248,6 +252,10 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
             day = _resolve(kind, match, today)
         except (ValueError, KeyError):
             continue
+        if (day is not None and kind == "nth" and day < today and match.group("mon")
+                and not match.group("y") and not _told_past(text, start)
+                and not _PAST_AFTER.match(text, end)):  # fmt: skip  # "… of May the router died"
+            day = _nth({**match.groupdict(), "y": str(day.year + 1)}, today)  # "June, like always"
         if day is not None and kind == "weekday" and _in_the_past(match, text):
             day -= datetime.timedelta(days=7)  # "they changed it on Friday night": the last one
         wd = (match.groupdict().get("wd") or "").lower()
@@ -283,6 +291,10 @@ _BACK = re.compile(
 _PAST_VERB = re.compile(
     r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
     r"\w{3,}ed)\b",
+    re.I,
+)
+_PAST_AFTER = re.compile(
+    r"\s*,?\s+(?:\w+\s+){0,3}?(?:was|were|did|had|went|came|got|died|broke|stopped|\w{3,}ed)\b",
     re.I,
 )
 _NOT_PAST = re.compile(

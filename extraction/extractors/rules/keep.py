@@ -41,7 +41,9 @@ def changed(between: str) -> bool:
 
 
 # Emoji and pictographs (and the joiners and selectors they are written with)
-_PICTOGRAPHS = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+_PICTOGRAPHS = re.compile(
+    r"\s*[\U0001F000-\U0001FAFF\u2700-\u27BF\u2B50\u2600\u2615\u263A\u26A1\u26BD\uFE0F\u200D]+"
+)  # not the other symbols of U+2600 to U+26FF ("C♯ minor")
 
 
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:

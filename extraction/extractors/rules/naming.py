@@ -175,7 +175,8 @@ _GREETING = re.compile(
 # A greeting proper: "Sure! I'm lactose intolerant" is no introduction.
 _SALUTATION = re.compile(rf"^\W*(?:{_SALUTATIONS})\b", re.I)
 _INTRO = re.compile(
-    r"^\W*(?:my (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) [a-z]+)? is|my name's|name's|"
+    r"^\W*(?:my (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) (?:passport|id|licen[cs]e|visa))? is|"
+    r"my name's|name's|"
     r"this is|i'm|im|i am|"
     r"myself|call me|you're speaking (?:to|with)|speaking with|"
     # "It's in my name, Eileen Hargreaves", "under the name Roy Ko"
@@ -184,8 +185,32 @@ _INTRO = re.compile(
     re.I,
 )
 _MY_NAME_IS = re.compile(
-    r"\bmy (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) [a-z]+)? is\s+(?=[A-Z])", re.I
+    r"\bmy (?:full |legal )?name(?: (?:in|on|as on) (?:the|my) (?:passport|id|licen[cs]e|visa|"
+    r"card|birth certificate|certificate))? is\s+(?=[A-Z])",
+    re.I,
 )
+# Only what leads a sentence before it: not "the email says my name is …", "they think …"
+_ONLY_LEADS = re.compile(
+    r"^\W*(?:(?:thanks|thank you|sorry|ah|oh|and|also|actually|btw|by the way|ok|okay|yes|no|so|"
+    r"well|hi|hello|hey|for the record|just so you know)\b[\s,!.]*)*$",
+    re.I,
+)
+_WRONG_AFTER = re.compile(
+    r"\b(?:but it should be|should be|which is wrong|is wrong|isn't right|not right)\b", re.I
+)
+
+
+def _my_name_is(rest: str) -> re.Match[str] | None:
+    said = _MY_NAME_IS.search(rest)
+    if (
+        said is None
+        or not _ONLY_LEADS.match(rest[: said.start()])
+        or _WRONG_AFTER.search(rest, said.end())
+    ):
+        return None
+    return said
+
+
 _STATE_INTRO = re.compile(r"^\W*(?:i'm|im|i am)\s+", re.I)  # as often "I'm tired" as a name
 # Lower-case words no name is made of: verbs and adverbs by their endings, and the words a
 # state starts with ("been", "after", "so", "not").
@@ -263,7 +288,7 @@ def person_name(
         elif greeted and (vocative := re.match(r"[A-Za-z]+,\s+(?=\S+\s+\S)", rest)):
             rest = rest[vocative.end() :]  # "hi raj, kylie brennan here": whoever raj is
         intro = _INTRO.match(rest) or (_WEAK_INTRO.match(rest) if greeted or asked else None)
-        intro = intro or _MY_NAME_IS.search(rest)  # "ah and sorry, my name in the passport is …"
+        intro = intro or _my_name_is(rest)  # "ah and sorry, my name in the passport is …"
         intro = intro or (_HOLDER_INTRO.match(rest) if holder else None)  # "The owner is …"
         # "I'm" and "it's" introduce a state as often as a name ("I'm staying positive", "it's
         # been tough"): a name in lower case after them needs a greeting or the question

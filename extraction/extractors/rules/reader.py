@@ -29,6 +29,7 @@ from extraction.extractors.rules.acts import (
     own_after,
     tentative,
     third_party,
+    to_come,
 )
 from extraction.extractors.rules.date_fields import SAME_DAY, near_known, wrong_time
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
@@ -295,6 +296,7 @@ def typed_claims(
             a, b = next(((a, b) for a, b in spans if a <= mention.start < b), (0, len(sentence)))
             clause = sentence[a:b]
             if (negated(sentence, mention.start) or _NO_GOOD.match(sentence, mention.end)
+                    or to_come(sentence, mention.start, mention.end)
                     or (_TOO_MUCH.match(sentence, mention.end) and put_up(ctx, mention))):  # fmt: skip
                 ctx.dropped.append(Dropped(mention.value, "negated", ctx.turn))
                 continue
@@ -361,7 +363,7 @@ def typed_claims(
             if mention.type == "date":  # "the 13th" for a flight held for the 12th of a later month
                 phrase, today = sentence[mention.start : mention.end], ctx.turn.occurred_at.date()
                 value = near_known(value, phrase, ctx.current.get(best.key), today,
-                                   ctx.prompt.turn.text if ctx.prompt else "")  # fmt: skip
+                                   ctx.prompt.turn.text if ctx.prompt else "", ctx.turn.text)  # fmt: skip
                 why.update({"moved within its month": True} if value != mention.value else {})
             if in_thousands(best, mention, ctx.current):
                 value = {**value, "amount": value["amount"] * 1000}

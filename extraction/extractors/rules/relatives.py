@@ -18,15 +18,23 @@ _KINDS = {
     "father": r"father|dad",
 }
 _NAMED = re.compile(r"\b(?:name|named|called|who)\b", re.I)
-_NAME = r"(?P<name>[A-ZÀ-Ý][\w'\u2019-]+(?:\s+(?:[A-ZÀ-Ý][\w'\u2019-]+|de|van|von|da|del|al|bin|le)){0,3})"
-_LINK = r"(?:\s*,\s*|\s+is\s+(?:called\s+)?|'s\s+name\s+is\s+|\s+(?:named|called)\s+|\s+)"
+# "partner firm", "partner hotel": a business partner, not a person's
+_BUSINESS = re.compile(
+    r"\b(?:partner|father|mother)\s+(?:firm|hotel|company|agency|bank|business|supplier|vendor|"
+    r"airline|store|shop|school|organi[sz]ation|network|site|programme|program|brand|institution)",
+    re.I,
+)
+_NAME = r"(?P<name>(?-i:[A-ZÀ-Ý])[\w'\u2019-]+(?:\s+(?:(?-i:[A-ZÀ-Ý])[\w'\u2019-]+|de|van|von|da|del|al|bin|le)){0,3})"
+_LINK = r"(?P<link>\s*,\s*|\s+is\s+(?:called\s+)?|'s\s+name\s+is\s+|\s+(?:named|called)\s+|\s+)"
 
 
 def _kind(profile: Profile) -> str | None:
     """The relative a text field keeps the name of, if any."""
     if profile.type != "string" or profile.qualified or profile.person_name:
         return None
-    if not (_NAMED.search(profile.about) or "name" in profile.key):
+    if not (_NAMED.search(profile.about) or "name" in profile.key) or _BUSINESS.search(
+        profile.about
+    ):
         return None
     found = [k for k, words in _KINDS.items() if re.search(rf"\b(?:{words})\b", profile.about)]
     return found[0] if len(found) == 1 else None
@@ -48,6 +56,10 @@ def kin_claims(ctx: Context, taken: set[str]) -> list[Claim]:
                 words.pop()  # "Ewan Douglas And" → "Ewan Douglas"
             if not words or not person_like(words[0]) or not match.group("name")[0].isupper():
                 continue
+            if any(w.endswith(("'s", "\u2019s")) for w in words) or (
+                re.fullmatch(r"\s+is\s+", match.group("link")) and len(words) < 2
+            ):
+                continue  # "my partner is Italian", "my father is Google's lawyer": no name
             at = match.start("name")
             out.append(Claim(profile, " ".join(words), "explicit", [ctx.turn], (ctx.index, at),
                              {"cue": f"the user's {kind}, named"}, span=(at, at)))  # fmt: skip

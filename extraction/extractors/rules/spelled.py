@@ -56,11 +56,25 @@ def _value(words: list[str]) -> tuple[float, str] | None:
     return value, unit
 
 
+# A tens or teens word that is a name ("The Sixty", "Room Fourteen": capitalised after a word)
+# or an age in passing ("she's turning sixteen, so maybe 25 kids") stays a word
+_NOT_COUNTED_BEFORE = re.compile(r"(?:\b(?:turning|turns|turned)\s+|[A-Za-z]\s+(?=[A-Z]))$")
+
+
+def _counted(match: re.Match[str]) -> bool:
+    """A tens or teens word alone that counts ("Sixty.", "we've seventy coming", "the ninety")."""
+    if match.group(0).lower() not in _PLAIN:
+        return False
+    before = match.string[: match.start()]
+    capital_mid = match.group(0)[:1].isupper() and re.search(r"[A-Za-z,]\s+$", before)
+    return not (capital_mid or _NOT_COUNTED_BEFORE.search(before))
+
+
 def spell_out(text: str) -> str:
     def digits(match: re.Match[str]) -> str:
         raw = match.group(0)
         words = [w for w in re.split(r"[\s-]+", raw.lower()) if w != "and"]
-        if len(words) < 2 and "-" not in raw and words[0] not in _PLAIN:
+        if len(words) < 2 and "-" not in raw and not _counted(match):
             return raw
         found = _value(words)
         if found is None:

@@ -28,7 +28,7 @@ _LEAD = re.compile(
     r"for|from|near|by|the|a|an|my|our|i'm at|i am at|i'm with|i work at|i work for|i'm in|"
     r"we're in|we are in|we're|i'm|i am|we are|i have|we have|i've got|we've got|it was|"
     r"that was|it's called|called|definitely|always|usually|please|ok|okay|sure|hi|hello|hey|"
-    r"right|correct|exactly|(?:i|we) (?:want|need|prefer|chose|picked|like)|(?:i|we)(?:'d|"
+    r"right|correct|exactly|(?:i|we) (?:want|prefer|chose|picked)(?=\s+(?-i:[A-Z]))|(?:i|we)(?:'d|"
     r" would) (?:like|prefer)|(?:i'm|we're|i am|we are) thinking(?: of| about)?|let's (?:do|"
     r"go with|say)|(?:i'll|we'll) (?:take|go with|have))\b[,\s]*)+",
     re.IGNORECASE,
@@ -75,9 +75,18 @@ _CONTRACTION = re.compile(
 _ADDRESS_TAIL = re.compile(_TAIL.pattern.replace("$|,|;|", "$|;|", 1), re.I)
 
 
+# A part of a place after a comma: "Building B, 2nd floor, desk 2.07"
+_PLACE_PART = re.compile(
+    r",\s*(?:\d+(?:st|nd|rd|th)\s+floor|(?:floor|desk|room|level|suite|unit|wing|block|bay|building|"
+    r"office|gate|platform)\s+[\w.-]+)",
+    re.I,
+)
+
+
 def clean(phrase: str, address: bool = False) -> str:
     phrase = _VOCATIVE.sub("", phrase.strip())
     phrase = _LEAD.sub("", phrase)
+    address = address or bool(_PLACE_PART.search(phrase))
     cut = (_ADDRESS_TAIL if address else _TAIL).search(phrase)
     if cut and cut.start() > 0:
         phrase = phrase[: cut.start()]
@@ -132,7 +141,7 @@ def with_lead(profile: Profile, phrase: str, text: str) -> str | None:
 def answer_phrase(profile: Profile, reply: str) -> str | None:
     """The reply read as the answer to a question about a text field."""
     first = re.split(r"(?<=[.!?])\s+", reply.strip())[0]
-    if profile.proper:
+    if profile.proper and not _PLACE_PART.search(first):  # "Building B, 3rd floor, desk 3.14"
         found = proper_nouns(first)
         if found:
             return found[0][0]

@@ -19,12 +19,12 @@ from extraction.extractors.rules.acts import (
     takes_back,
     third_party,
 )
-from extraction.extractors.rules.addresses import street_cues
+from extraction.extractors.rules.addresses import own_address
 from extraction.extractors.rules.fields import Profile, cue_score, stem
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import after_cues, answer_phrase, proper_nouns, replaced
-from extraction.values import PHONE
+from extraction.values import PHONE, is_phone
 
 
 def text_claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
@@ -81,18 +81,19 @@ _SOMEONE_ELSE = re.compile(
 _AVOIDS = re.compile(r"\bavoid|\bdon't|\bdo not|\ballerg|\bno [a-z]+\b|\bintoleran", re.I)
 _AVOIDED = re.compile(
     r"^\W*(?:no|(?:i|we)\s+(?:don't|do not|can't|cannot)\s+(?:eat|have|drink|take))\s+"
-    r"(?!thanks|thank|problem|worries|idea|i\b|we\b|not\b)(?P<what>[a-z][a-z -]{1,30}?)"
+    r"(?!thanks|thank|problem|worries|idea|way|chance|need|rush|clue|i\b|we\b|not\b)(?P<what>[a-z][a-z -]{1,30}?)"
     r"(?:\s+please)?\s*(?:[.,;!]|$)",
     re.I,
 )
 _NO_THANKS = re.compile(
-    r"^\W*no\b[,.!]?\s+(?:thanks|thank|i|we|it's|that's|all|nothing|not)\b", re.I
-)
+    r"^\W*no\b[,.!]?\s+(?:thanks|thank|i|we|it's|that's|all|nothing|not|clue|idea|rush|hurry|"
+    r"worries|problem|way|need|chance|pressure)\b", re.I)  # fmt: skip
 _A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
 # Another value put in place of the one offered: "I'd prefer Asakusa", "rather Porto"
 _PREFERS = re.compile(
-    r"^\W*(?:no,?\s+)?(?:(?:i|we)(?:'d| would)\s+(?:prefer|rather(?: have)?)|rather)\s+", re.I
-)
+    r"^\W*(?:no,?\s+)?(?:(?:i|we)(?:'d| would)\s+(?:prefer|rather(?: have)?)|rather)\s+"
+    r"(?:(?:the|to stay (?:at|in)|to go (?:with|to)|somewhere in|to see)\s+)?(?=(?-i:[A-Z]))", re.I
+)  # fmt: skip  # the one preferred, named right after: not "if you asked Mark first"
 # What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
 _EVENT = re.compile(
     r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
@@ -129,8 +130,8 @@ def answer_claims(
         text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
     elif (prefers := _PREFERS.search(text)) and proper_nouns(text[prefers.end() :]):
         text = text[prefers.end() :]  # "Shinjuku?" — "I'd prefer Asakusa, it's quieter."
-    elif denies(text) and (
-        not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I) or _NO_THANKS.match(text)
+    elif _NO_THANKS.match(text) or (
+        denies(text) and not re.match(r"^\W*no\b[,.!]?\s+\w+", text, re.I)
     ):  # "No thanks, all good", "No, I eat everything": no value
         return []
     if small_talk(text) or (accepts(text) and not _content(text)):
@@ -373,23 +374,25 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
         if profile.type != "string" or profile.key in taken:
             continue
         about = profile.key.replace("_", " ") + " " + profile.field.get("description", "")
-        street = street_cues(profile, ctx.turn.text)  # "22 alma rd, sheffield S11"
-        if street and not third_party(ctx.turn.text[: street[0][2]], ctx.words) \
-                and not takes_back(ctx.turn.text[street[0][2] :]):  # fmt: skip
-            out.append(text_claim(ctx, profile, street[0][0], text_source(ctx, ctx.turn.text),
-                                  street[0][2], {"cue": street[0][1]}))  # fmt: skip
+        asked = ctx.prompt is not None and any(p is profile for p, _, _ in ctx.prompt.asked)
+        street = own_address(
+            profile, ctx.fields, ctx.turn.text, asked
+        )  # "22 alma rd, sheffield S11"
+        if street and not third_party(ctx.turn.text[: street[1]], ctx.words) \
+                and not takes_back(ctx.turn.text[street[1] :]):  # fmt: skip
+            out.append(text_claim(ctx, profile, street[0], text_source(ctx, ctx.turn.text),
+                                  street[1], {"cue": "a street address"}))  # fmt: skip
             taken.add(profile.key)
             continue
         for field_words, shape, what in _SHAPES:
             if not field_words.search(about):
                 continue
-            match = shape.search(ctx.turn.text)
+            match = next((m for m in shape.finditer(ctx.turn.text)
+                          if what != "a phone number" or is_phone(ctx.turn.text, m)), None)  # fmt: skip
             if match and what == "a postal code" and match.group(0).isdigit():  # digits alone:
                 asked = ctx.prompt is not None and ctx.prompt.best() is profile  # only if asked
                 match = match if asked or field_words.search(ctx.turn.text) else None  # or named
-            if match and (
-                what != "a phone number" or sum(c.isdigit() for c in match.group(0)) >= 8
-            ):
+            if match:
                 out.append(text_claim(ctx, profile, match.group(0).strip(), text_source(ctx, ctx.turn.text),
                                   match.start(), {"cue": what}))  # fmt: skip
                 taken.add(profile.key)

@@ -20,7 +20,7 @@ THESAURUS: dict[str, str] = {
     "rent": "rent month monthly",
     "bedroom": "bhk bed beds bedrooms",
     "occupant": "people persons adults living",
-    "^traveller": "people persons adults pax going",  # the key, not "where the traveller stays"
+    "traveller": "people persons adults pax",  # not "going": "where the traveller is going to stay"
     "email": "mail",
     "phone": "mobile number cell",
     "company": "work working employer firm join joined moved switched",
@@ -74,7 +74,7 @@ THESAURUS: dict[str, str] = {
     "age": "old aged years",
     "date": "on",
     "wedding": "marry marrying married wed",
-    "guest count|number of guests": "headcount pax people attending invited coming",
+    "guest count|number of guests|how many guests": "headcount pax attending invited coming numbers",
     "partner": "fiance fiancee wife husband spouse boyfriend girlfriend",
     "spouse": "wife husband partner married",
 }
