@@ -288,15 +288,14 @@ _BACK = re.compile(
     r"\bback\s*(?:in)?\s*$",
     re.I,
 )
-_PAST_VERB = re.compile(
-    r"\b(?:was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|"
-    r"\w{3,}ed)\b",
-    re.I,
+_PAST_VERBS = (
+    r"was|were|did|had|went|came|got|left|saw|told|said|sent|paid|bought|broke|fell|took|died|"
+    r"\w{3,}ed"
 )
+_PAST_VERB = re.compile(rf"\b(?:{_PAST_VERBS})\b", re.I)
 _PAST_AFTER = re.compile(
-    r"\s*,?\s+(?:\w+\s+){0,3}?(?:was|were|did|had|went|came|got|died|broke|stopped|\w{3,}ed)\b",
-    re.I,
-)
+    rf"\s*,?\s+(?:\w+\s+){{0,3}}?(?:{_PAST_VERBS})\b", re.I
+)  # "… the router died"
 _NOT_PAST = re.compile(
     r"\b(?:will|'ll|going to|gonna|shall|can|could|would|should|next|coming|plan\w*|want\w*|need\w*|"
     r"let's|please|book\w*|schedul\w*|arrang\w*|expect\w*|hope\w*|to|for|until|till|by|have|has|"
