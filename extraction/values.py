@@ -84,14 +84,6 @@ def find_numbers(text: str) -> list[tuple[float, int, int]]:
     return out
 
 
-def find_emails(text: str) -> list[str]:
-    return EMAIL.findall(text)
-
-
-def find_phones(text: str) -> list[str]:
-    return [m.group(0).strip() for m in PHONE.finditer(text) if is_phone(text, m)]
-
-
 # A number said as a booking's, an account's or a ticket's is no phone number
 _A_CODE_BEFORE = re.compile(
     r"\b(?:pnr|ref|reference|booking|order|ticket|account|policy|claim|invoice|tracking|"

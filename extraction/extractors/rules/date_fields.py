@@ -50,8 +50,7 @@ def near_known(
         return day
     try:
         held = datetime.date.fromisoformat(known[:10])
-        said = int(re.search(r"\d+", phrase).group(0))  # type: ignore[union-attr]
-        moved = held.replace(day=said)
+        moved = held.replace(day=said_day)
     except ValueError:
         return day
     return moved.isoformat() if abs((moved - held).days) <= 20 and moved >= today else day

@@ -134,8 +134,9 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
     if kind == "weekon" and (g["rel"] or g["rel2"]):  # "a week tomorrow": tomorrow's day next week
         return today + datetime.timedelta(days=7 + ((g["rel"] or g["rel2"]).lower() == "tomorrow"))
     if kind == "weekon":  # "a week on Saturday", "Saturday week": the Saturday after next
-        delta = (WEEKDAYS.index((g["wd"] or g["wd2"]).lower()) - today.weekday()) % 7 or 7
-        return today + datetime.timedelta(days=delta + (14 if g["span"] == "fortnight" else 7))
+        return _next_weekday(today, g["wd"] or g["wd2"]) + datetime.timedelta(
+            days=14 if g["span"] == "fortnight" else 7
+        )
     if kind == "period":
         step = {"last": -1, "next": 1, "coming": 1, "this": 0}[g["which"].lower()]
         what = g["what"].lower()
@@ -173,11 +174,7 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
     if kind == "nth":
         return _nth(g, today)
     if kind == "from":
-        base = today + datetime.timedelta(days=1)
-        if g["wd"]:
-            base = today + datetime.timedelta(
-                days=(WEEKDAYS.index(g["wd"].lower()) - today.weekday()) % 7 or 7
-            )
+        base = _next_weekday(today, g["wd"]) if g["wd"] else today + datetime.timedelta(days=1)
         return shift(base, _number(g["n"]), g["unit"])
     if kind == "ordinal":
         day = int(g["d"])
@@ -193,6 +190,13 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
         return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
     return None
+
+
+def _next_weekday(today: datetime.date, name: str) -> datetime.date:
+    """The next day named ``name`` after today (a week on when today is that day)."""
+    return today + datetime.timedelta(
+        days=(WEEKDAYS.index(name.lower()) - today.weekday()) % 7 or 7
+    )
 
 
 def _nth(g: dict[str, str | None], today: datetime.date) -> datetime.date | None:

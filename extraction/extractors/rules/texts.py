@@ -24,7 +24,7 @@ from extraction.extractors.rules.fields import Profile, cue_score, stem
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import after_cues, answer_phrase, proper_nouns, replaced
-from extraction.values import PHONE, is_phone
+from extraction.values import EMAIL, PHONE, is_phone
 
 
 def text_claim(ctx: Context, profile: Profile, value: object, source: str, at: int,
@@ -79,15 +79,15 @@ _SOMEONE_ELSE = re.compile(
 )
 # A field of what someone avoids ("what they avoid (vegetarian, no pork, etc.)", allergies)
 _AVOIDS = re.compile(r"\bavoid|\bdon't|\bdo not|\ballerg|\bno [a-z]+\b|\bintoleran", re.I)
+_NOT_A_NO = r"thanks|thank|problem|worries|idea|way|chance|need|rush|clue"  # "No clue": no value
 _AVOIDED = re.compile(
     r"^\W*(?:no|(?:i|we)\s+(?:don't|do not|can't|cannot)\s+(?:eat|have|drink|take))\s+"
-    r"(?!thanks|thank|problem|worries|idea|way|chance|need|rush|clue|i\b|we\b|not\b)(?P<what>[a-z][a-z -]{1,30}?)"
+    rf"(?!{_NOT_A_NO}|i\b|we\b|not\b)(?P<what>[a-z][a-z -]{{1,30}}?)"
     r"(?:\s+please)?\s*(?:[.,;!]|$)",
     re.I,
 )
 _NO_THANKS = re.compile(
-    r"^\W*no\b[,.!]?\s+(?:thanks|thank|i|we|it's|that's|all|nothing|not|clue|idea|rush|hurry|"
-    r"worries|problem|way|need|chance|pressure)\b", re.I)  # fmt: skip
+    rf"^\W*no\b[,.!]?\s+(?:{_NOT_A_NO}|i|we|it's|that's|all|nothing|not|hurry|pressure)\b", re.I)  # fmt: skip
 _A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
 # Another value put in place of the one offered: "I'd prefer Asakusa", "rather Porto"
 _PREFERS = re.compile(
@@ -350,7 +350,7 @@ def _last_if_corrected(
 _SHAPES = [
     (
         re.compile(r"\b(e-?mail|mail)\b", re.I),
-        re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
+        EMAIL,
         "an email address",
     ),
     (
