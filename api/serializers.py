@@ -58,6 +58,11 @@ class AwareDateTimeField(serializers.DateTimeField):
         self.future = future
         super().__init__(**kwargs)
 
+    def enforce_timezone(self, value: datetime.datetime) -> datetime.datetime:
+        """The moment at the offset it was given with (DRF would move it to the server's zone):
+        a turn's offset is the user's clock, kept so that its day is the user's day."""
+        return value if timezone.is_aware(value) else super().enforce_timezone(value)
+
     def to_internal_value(self, value: Any) -> datetime.datetime:
         if isinstance(value, str):
             parsed = parse_datetime(value.strip())

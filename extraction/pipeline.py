@@ -147,7 +147,7 @@ def load_window(
             turn.seq,
             turn.role,
             turn.text,
-            turn.occurred_at,
+            turn.occurred_local,  # "tomorrow" is the day after the user's day, not UTC's
             speaker,
             listener,
         )

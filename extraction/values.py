@@ -84,10 +84,13 @@ def find_numbers(text: str) -> list[tuple[float, int, int]]:
     return out
 
 
-# A number said as a booking's, an account's or a ticket's is no phone number
-_A_CODE_BEFORE = re.compile(
+# A number said as a booking's, an account's or a ticket's is no phone number and no amount
+# ("PNR 4521879001", "claim 90114", "savings ending 4821", "card ending in 0932")
+A_CODE_BEFORE = re.compile(
     r"\b(?:pnr|ref|reference|booking|order|ticket|account|policy|claim|invoice|tracking|"
-    r"consumer|customer|member)\W*(?:no\.?|number|id|#)?\W*$",
+    r"consumer|customer|member|serial|employee|staff|case|complaint|application|"
+    r"passport|licen[cs]e)\W*(?:no\.?|number|id|#)?\W*(?:(?:is|was)\s+)?$"
+    r"|\b(?:ending|ends)(?: in| with)?\W*$|\blast (?:four|4)(?: digits)?(?: (?:are|is))?\W*$",
     re.I,
 )
 
@@ -95,7 +98,7 @@ _A_CODE_BEFORE = re.compile(
 def is_phone(text: str, match: re.Match[str]) -> bool:
     """At least eight digits, and not a booking's or an account's number ("PNR 4521879001")."""
     digits = sum(c.isdigit() for c in match.group(0))
-    return digits >= 8 and not _A_CODE_BEFORE.search(text[: match.start()])
+    return digits >= 8 and not A_CODE_BEFORE.search(text[: match.start()])
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")

@@ -9,6 +9,7 @@ there, which Django cannot express, hence ``db_constraint=False`` on them here
 
 from __future__ import annotations
 
+import datetime
 import uuid
 
 from django.contrib.postgres.indexes import GinIndex
@@ -107,6 +108,10 @@ class Turn(models.Model):
     text = models.TextField()
     tokens = models.PositiveIntegerField()
     occurred_at = models.DateTimeField()
+    # The UTC offset the client gave with ``occurred_at``, in minutes (None: not known, read as
+    # UTC). PostgreSQL keeps the moment, not the offset; the write lane reads "tomorrow" and
+    # "on Friday" on the user's own calendar day, which at 08:10 in Sydney is not UTC's.
+    utc_offset = models.SmallIntegerField(null=True, blank=True)
     recorded_at = models.DateTimeField()
     archived_at = models.DateTimeField(null=True, blank=True)
     # Stored so that search ranks turns without re-parsing them (english; ADR 0010).
@@ -127,6 +132,14 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}#{self.seq} {self.role}"
+
+    @property
+    def occurred_local(self) -> datetime.datetime:
+        """``occurred_at`` at the offset the client gave it with: its date is the user's day."""
+        if self.utc_offset is None:
+            return self.occurred_at
+        zone = datetime.timezone(datetime.timedelta(minutes=self.utc_offset))
+        return self.occurred_at.astimezone(zone)
 
 
 class HotDocument(models.Model):

@@ -4,7 +4,8 @@ group per file (statuses, enum choices, names, amounts, dates, text answers, yes
     python -m bench.dialogue_probes                  # every group, prints n / N per group
     python -m bench.dialogue_probes --only dates -v  # one group, with what each case wrote
 
-Each case is a few turns ("a" the agent, "u" the user, a minute apart from the file's start),
+Each case is a few turns ("a" the agent, "u" the user, a minute apart from the file's start, or
+from the case's own ``start``, an ISO time with the user's UTC offset),
 a schema, what memory held before (``known``) and what must hold after (``want``: key → value;
 ``{}`` means the exchange writes nothing). After = what memory held, updated by what the
 extractor wrote; a text value matches without a leading article or "my" and in any case. The
@@ -83,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         doc = json.loads(path.read_text())
         start = datetime.datetime.fromisoformat(doc["start"])
-        results = [run_case(c, doc["schemas"][c["schema"]], start) for c in doc["cases"]]
+        results = [run_case(c, doc["schemas"][c["schema"]],
+                            datetime.datetime.fromisoformat(c["start"]) if "start" in c else start)
+                   for c in doc["cases"]]  # fmt: skip  # a case's own start: another time zone
         right = sum(r["ok"] for r in results)
         groups[path.stem] = {"n": len(results), "right": right,
                              "missed": [r for r in results if not r["ok"]]}  # fmt: skip

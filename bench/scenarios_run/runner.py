@@ -63,7 +63,8 @@ def session_ingest(api: Api, scenario: Scenario, n: int) -> tuple[str, tuple[str
     opened = api.call("POST", "/v1/sessions", {
         "agent": scenario.id, "user": scenario.id, "session": f"{scenario.id}-s{n}",
         "metadata": {"participants": scenario.participants}})  # fmt: skip
-    turns = [{"role": t.role, "text": t.text, "seq": t.seq, "occurred_at": _utc(t.occurred_at)}
+    # each turn's time as the user's clock gave it (its offset kept: the user's own day)
+    turns = [{"role": t.role, "text": t.text, "seq": t.seq, "occurred_at": t.occurred_at.isoformat()}
              for t in scenario.sessions[n - 1]]  # fmt: skip
     for i in range(0, len(turns), MAX_BATCH):
         api.call("POST", f"/v1/sessions/{opened['session_id']}/turns:batch",

@@ -63,9 +63,9 @@ WITH s AS (
   RETURNING agent_id, end_user_id, COALESCE(%(seq)s::bigint, next_seq - 1) AS seq
 ), t AS (
   INSERT INTO memory_turn (tenant_id, session_id, agent_id, end_user_id, seq, role, text, tokens,
-                           occurred_at, recorded_at)
+                           occurred_at, utc_offset, recorded_at)
   SELECT %(tenant)s, %(session)s, s.agent_id, s.end_user_id, s.seq, %(role)s, %(text)s,
-         %(tokens)s, %(occurred_at)s, %(now)s FROM s
+         %(tokens)s, %(occurred_at)s, %(utc_offset)s, %(now)s FROM s
   ON CONFLICT (tenant_id, session_id, seq) DO NOTHING
   RETURNING id
 ), h AS (
@@ -87,6 +87,13 @@ FROM s LEFT JOIN t ON true LEFT JOIN h ON true
 """
 
 
+def utc_offset_minutes(moment: datetime.datetime | None) -> int | None:
+    """The offset a client's time was given with, in whole minutes east of UTC (None: no time
+    given, so the server's clock, in UTC)."""
+    offset = moment.utcoffset() if moment is not None else None
+    return None if offset is None else int(offset.total_seconds() // 60)
+
+
 @dataclass
 class _Written:
     appended: TurnAppended
@@ -105,10 +112,12 @@ def _turn_write(
 ) -> _Written:
     occurred_at = turn.occurred_at or now
     tokens = count_tokens(turn.text)
+    offset = utc_offset_minutes(turn.occurred_at)
     params = {
         "now": now, "seq": turn.seq, "session": session_id, "session_text": str(session_id),
         "tenant": tenant_id, "scope": agent_scope, "role": turn.role, "text": turn.text,
         "tokens": tokens, "occurred_at": occurred_at, "occurred_iso": iso(occurred_at),
+        "utc_offset": offset,
     }  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(_APPEND, params)
@@ -127,7 +136,7 @@ def _turn_write(
     stored = Turn(
         id=turn_id, tenant_id=tenant_id, session_id=session_id, agent_id=agent_id,
         end_user_id=end_user_id, seq=seq, role=turn.role, text=turn.text, tokens=tokens,
-        occurred_at=occurred_at, recorded_at=now,
+        occurred_at=occurred_at, utc_offset=offset, recorded_at=now,
     )  # fmt: skip
     hot = tuple(row[4:9]) if row[4] is not None else None
     return _Written(TurnAppended(stored, created=True), agent_id, end_user_id, hot)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -207,6 +208,22 @@ def test_batch_import(agent_key: Key) -> None:
     )
     assert too_many.status_code == 400 and "turns" in too_many.json()["fields"]
     assert Turn.objects.count() == 20
+
+
+def test_a_turns_utc_offset_is_kept(agent_key: Key) -> None:
+    client = agent_key.client()
+    session = _open(client).json()["session_id"]
+    one = {"role": "user", "text": "hi", "occurred_at": "2026-05-07T08:10:00+10:00"}
+    assert client.post(f"/v1/sessions/{session}/turns", one, format="json").status_code == 201
+    batch = {"turns": [{"role": "user", "text": "later", "occurred_at": "2026-05-07T21:30:00-05:00"},
+                       {"role": "user", "text": "now"}]}  # fmt: skip
+    assert (
+        client.post(f"/v1/sessions/{session}/turns:batch", batch, format="json").status_code == 201
+    )
+    stored = list(Turn.objects.order_by("seq"))
+    assert [t.utc_offset for t in stored] == [600, -300, None]
+    assert stored[0].occurred_local.isoformat() == "2026-05-07T08:10:00+10:00"
+    assert stored[0].occurred_at == datetime.datetime(2026, 5, 6, 22, 10, tzinfo=datetime.UTC)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from extraction.models import ExtractionRun
-from memory.models import EndUser, Entity, HotDocument
+from memory.models import EndUser, Entity, HotDocument, Turn
 from memory.services import hot_document_load
 from schemas.models import Agent
 from schemas.services import agent_create
@@ -242,3 +242,20 @@ def test_a_value_the_user_asks_for_is_written_when_the_agent_takes_it_up(
              "Anything else?", "Could you do the 20th instead?",
              "Sorry, the 20th is fully booked.", "Ok, never mind.")  # fmt: skip
     assert current(customer)["move_date"][0] == "2026-05-11"  # refused: nothing written
+
+
+@pytest.mark.parametrize(
+    ("when", "offset"),
+    [
+        ("2026-05-07T08:10:00+10:00", 600),  # Sydney's Thursday morning: UTC's Wednesday
+        ("2026-05-07T21:30:00-05:00", -300),  # Chicago's Thursday night: UTC's Friday
+        ("2026-05-07T12:00:00+00:00", 0),
+    ],
+)
+def test_relative_dates_are_read_on_the_users_own_day(
+    movers: Agent, customer: EndUser, when: str, offset: int
+) -> None:
+    converse(movers, customer, datetime.datetime.fromisoformat(when),
+             "When do you want to move?", "Tomorrow, first thing.")  # fmt: skip
+    assert current(customer)["move_date"][0] == "2026-05-08"  # the day after the user's Thursday
+    assert Turn.objects.filter(end_user=customer, role="user").get().utc_offset == offset

@@ -32,11 +32,19 @@ from extraction.extractors.rules.currency import (
     default_currency,
     dollar_meant,
     fill_currency,
+    local_currency,
 )
-from extraction.extractors.rules.date_fields import in_held_month
+from extraction.extractors.rules.date_fields import a_step_before, in_held_month
+from extraction.extractors.rules.embedded import embed_sentences
 from extraction.extractors.rules.fields import Profile, content_words, profiles
-from extraction.extractors.rules.keep import holds, implausible, keep_last_per_field, one_reading
-from extraction.extractors.rules.measures import field_amounts, states_its_unit
+from extraction.extractors.rules.keep import (
+    holds,
+    implausible,
+    keep_last_per_field,
+    one_reading,
+    said_as_a_code,
+)
+from extraction.extractors.rules.measures import field_amounts
 from extraction.extractors.rules.mentions import typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
@@ -49,7 +57,6 @@ from extraction.extractors.rules.owners import (
     taken_up,
 )
 from extraction.extractors.rules.party import counts_people, party_size
-from extraction.extractors.rules.places import place_currency
 from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
@@ -63,8 +70,8 @@ from extraction.extractors.rules.texts import (
     shaped_claims,
 )
 from extraction.extractors.rules.things import qualified_text_claims
+from extraction.extractors.rules.told import updates
 from extraction.extractors.rules.units import compress
-from memory.embedding import embed
 
 __all__ = ["RulesExtractor"]
 
@@ -80,13 +87,13 @@ class RulesExtractor:
         turns = [replace(t, text=spell_out(t.text)) for t in turns]  # "sixty-two thousand"
         if any(p.qualifier_kind == "name" for p in fields_ if p.qualified):
             turns = unpack_names(capitalise_names(turns))  # "my wife sneha", "Leo's one"
-        vectors = _embed_sentences(turns, fields_)
+        vectors = embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
-        local = place_currency([t.text for t in turns], current.values())
+        local = local_currency(turns, current)  # the place's, or the user's clock's
         dollar = dollar_meant(turns, current, local)  # what "$" is here, when not the US dollar
         named = currencies_named(turns, dollar)  # the currencies the conversation names
-        reader = _Reader(fields_, vectors, default_currency(current, fields, named))
+        reader = _Reader(fields_, vectors, default_currency(current, fields, named, turns))
         claims: list[Claim] = []
         prompt: Prompt | None = None
         answered: Prompt | None = None  # the agent turn the user's last turn answered
@@ -169,7 +176,7 @@ class RulesExtractor:
             ]
         claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
         fill_currency(claims, named, current, dollar, local)
-        return [_fact(c) for c in claims]
+        return [_fact(c) for c in claims if not said_as_a_code(c, turns)]
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         return compress(segment)
@@ -263,9 +270,6 @@ def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | N
 
 
 # A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
-_REVISED = re.compile(
-    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|final|"
-    r"(?:under|over|below|above) the (?:estimate|quote))\b", re.I)  # fmt: skip
 _AND_YOU = re.compile(
     r"(?:^|[.!?]\s+)(?:and|what about|how about)\s+(?:you|yourself|yours)\s*\?\s*$", re.I
 )
@@ -319,8 +323,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         if (
             any(mention is m for m in prompt.given)
             and any(k.partition(":")[0] == profile.key for k in ctx.current)
-            and not states_its_unit(profile, mention.sentence or "")
-            and not _REVISED.search(mention.sentence or "")
+            and not updates(profile, mention.sentence or "")
         ):
             continue  # a value the agent gives by the field's name fills an empty field only
             # (a measurement read out in the field's unit updates it: "37.9 kilograms")
@@ -330,6 +333,8 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
             continue
         offer = any(o is profile and m is mention for o, m, _ in offered)
         mention = in_held_month(mention, ctx.current.get(profile.key), ctx.turn.occurred_at)
+        if cue == "the field asked about" and a_step_before(mention, ctx.current.get(profile.key), prompt.turn.text, ctx.turn.occurred_at):  # fmt: skip
+            continue  # "They have a tasting slot a week on Saturday?" with the wedding held ahead
         if not offer and holds(ctx.current, profile, mention, offered + told):
             continue  # the agent repeating what memory holds adds nothing (nor a new source)
         confirmed = offer or acknowledges(text) or agreed
@@ -348,41 +353,6 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                          (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
                          span=(mention.start, mention.end)))  # fmt: skip
     return out
-
-
-# What a user sentence needs the embedder for: choosing among fields for a value it states.
-_NUMBERS = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|hundred|thousand|lakh|crore|million)\b"
-_DATES = (r"\d|\b(today|tonight|tomorrow|yesterday|week|month|year|monday|tuesday|wednesday|thursday|"
-          r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
-          r"october|november|december)\b")  # fmt: skip
-
-
-def _embed_sentences(turns: list[WindowTurn], fields: list[Profile]) -> dict[str, np.ndarray]:
-    """The sentences whose meaning decides something, embedded in batches: the agent's questions
-    (which field they ask about) and the user's sentences that state a typed value (which field
-    it goes to). Others are never compared, so they cost no embedding (a long chatty history is
-    mostly such sentences)."""
-    choices = [c.lower() for p in fields for c in p.field.get("choices") or []]
-    types = {p.type for p in fields}
-    valued = "|".join([_NUMBERS] * bool(types & {"number", "money"}) + [_DATES] * ("date" in types))
-    pattern = re.compile(valued, re.I) if valued else None  # no field takes a number: none matter
-    wanted: set[str] = set()
-    for turn in turns:
-        said = sentences(turn.text)
-        if turn.role == "assistant":
-            questions = [s for s in said if s.rstrip().endswith("?")]
-            wanted |= set(questions[-1:])  # a statement is read by its words only
-        elif turn.role == "user":
-            wanted |= {
-                s
-                for s in said
-                if (pattern and pattern.search(s)) or any(c in s.lower() for c in choices)
-            }
-    texts = sorted(wanted)
-    if not texts:
-        return {}
-    vectors = np.vstack([embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-    return dict(zip(texts, vectors, strict=True))
 
 
 def _fact(claim: Claim) -> FactCandidate:

@@ -102,7 +102,7 @@ RELATIONS = (r"cousin|friend|friends|colleague|colleagues|co-worker|brother|sist
              r"father|mom|mum|dad|wife|husband|partner|son|daughter|uncle|aunt|neighbour|"
              r"neighbor|boss|manager|flatmate|roommate|sister-in-law|brother-in-law|in-laws|"
              r"parents|grandmother|grandfather|grandma|grandpa|nephew|niece|relative|"
-             r"classmate|landlord|teammate|boyfriend|girlfriend|fiance|fiancee")  # fmt: skip
+             r"classmate|landlord|teammate|boyfriend|girlfriend|fiance|fiancee|buddy|mate|pal")  # fmt: skip
 # A relative, friend or colleague of the speaker's ("my cousin", "a friend of mine").
 RELATIVE = re.compile(
     rf"(?i:\b(?:my|our|his|her|their|a|one of my|one of our)\s+(?:\w+\s+)?(?:{RELATIONS})s?(?:'s)?\b)"

@@ -174,6 +174,16 @@ def _cached(table: Table, choice: str, partial: bool) -> str | None:
     return _MEANINGS[key]
 
 
+# A choice turned down: "don't call me at work", "please never text", "not by email".
+_NEGATED = re.compile(r"\b(?:don'?t|do not|never|not|rather not|stop)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+def turned_down(sentence: str, at: int) -> bool:
+    """Whether what the sentence says at ``at`` is said as not wanted or not so."""
+    return bool(_NEGATED.search(sentence[max(0, at - 30) : at]))
+
+
 def said_choices(sentence: str, choices: list[str]) -> list[tuple[str, int, int]]:
-    """(choice, start, end) of each choice the sentence says in everyday words."""
-    return meanings_said(_SAYINGS, sentence, choices)
+    """(choice, start, end) of each choice the sentence says in everyday words, and does not
+    turn down."""
+    return meanings_said(_SAYINGS, sentence, choices, skip=lambda _, at: turned_down(sentence, at))

@@ -1,18 +1,45 @@
 """What currency an amount is in when the turn does not say: the one the conversation names,
-the one the user's stored amounts are in, the schema's examples', or the place's ("$" in
-Sydney is the Australian dollar)."""
+the one the user's stored amounts are in, the place's ("$" in Sydney is the Australian dollar),
+the user's clock's (a UTC offset kept by one currency's country), or the schema's examples'."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.amounts import money_in
-from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID
+from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID, place_currency
 
 if TYPE_CHECKING:
     from extraction.extractors.rules.reader import Claim
+
+
+# UTC offsets (minutes east) that, standard or summer time, almost everyone keeping them pays in
+# one currency: India, Nepal, Australia's zones, New Zealand, and the United States' (which
+# Canada and Mexico share: "$" is read as the US dollar there anyway). A clock at +1:00 or
+# +8:00 says nothing: many currencies keep it.
+_ZONES = {330: "INR", 345: "NPR", 570: "AUD", 600: "AUD", 630: "AUD", 660: "AUD", 720: "NZD",
+          780: "NZD", -240: "USD", -300: "USD", -360: "USD", -420: "USD", -480: "USD",
+          -540: "USD", -600: "USD"}  # fmt: skip
+
+
+def zone_currency(turns: list[WindowTurn]) -> str | None:
+    """The currency of the clock the user's turns were given on (their UTC offset, which the
+    service keeps), if only one currency keeps it; the last thing asked, after what is said."""
+    offsets = Counter(
+        int(offset.total_seconds() // 60)
+        for t in turns
+        if t.role == "user" and (offset := t.occurred_at.utcoffset()) is not None
+    )
+    return _ZONES.get(offsets.most_common(1)[0][0]) if offsets else None
+
+
+def local_currency(turns: list[WindowTurn], current: Mapping[str, str]) -> str | None:
+    """The currency of where the conversation is: of the places it names and the user's stored
+    place values, else of the user's clock."""
+    return place_currency([t.text for t in turns], current.values()) or zone_currency(turns)
 
 
 def currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
@@ -50,18 +77,24 @@ def fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, st
 
 
 def default_currency(
-    current: Mapping[str, str], fields: list[dict[str, Any]], named: set[str]
+    current: Mapping[str, str],
+    fields: list[dict[str, Any]],
+    named: set[str],
+    turns: list[WindowTurn],
 ) -> str | None:
     """What an amount said without a currency is in, until one is said: the one currency the
     turns name (``named``: anyone's, "₹1,150" after "it cost 1,150"), else the currency of the
-    user's stored money facts, else of the schema's money examples (an operator's teaching,
-    which may have been written for another country than this user's)."""
+    user's stored money facts, else of the user's clock (``zone_currency``), else of the schema's money
+    examples (an operator's teaching, which may have been written for another country than this
+    user's)."""
     if len(named) == 1:
         return next(iter(named))
     for text in current.values():
         for amount in money_in(text):
             if amount.currency:
                 return amount.currency
+    if zone := zone_currency(turns):
+        return zone
     examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
     currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}
     return currencies.pop() if len(currencies) == 1 else None

@@ -101,3 +101,29 @@ def in_held_month(mention: Mention, held: str | None, now: datetime.datetime) ->
         return mention
     phrase = mention.sentence[mention.start : mention.end]
     return replace(mention, value=near_known(str(mention.value), phrase, held, now.date()))
+
+
+# Words that move a date: "instead", "reschedule", "bring it forward"
+_MOVED = re.compile(
+    r"\b(?:instead|move[sd]?|moving|reschedul\w*|bring (?:it )?forward|brought forward|earlier|"
+    r"change[sd]?|push(?:ed)? (?:it )?(?:back|up)|cancellation|sooner)\b",
+    re.I,
+)
+
+
+_STEP_DAYS = 28  # weeks before the held date, not a day or two: that is the date moved
+
+
+def a_step_before(mention: Mention, held: str | None, turn: str, now: datetime.datetime) -> bool:
+    """A date the agent offers, for the field only because its question is about a day, that
+    falls weeks before a date the field holds still ahead, in a turn that says nothing of moving
+    it: a step on the way ("a tasting slot a week on Saturday" for a wedding held for September),
+    not the held date moved."""
+    if mention.type != "date" or not held or _MOVED.search(turn):
+        return False
+    try:
+        held_day = datetime.date.fromisoformat(held[:10])
+        offered = datetime.date.fromisoformat(str(mention.value)[:10])
+    except ValueError:
+        return False
+    return now.date() < held_day and (held_day - offered).days >= _STEP_DAYS

@@ -170,6 +170,9 @@ _PLACING = {"in", "with", "at", "on", "behind", "under", "inside", "outside", "n
 _NAMED_WHOLE = re.compile(r"[a-z]+[A-Z]\w*|(?:Dr|Prof|Dr\.|Prof\.)$")  # "iPhone", "eBay"; a title
 
 
+WH_ONLY = "the question's wh-word"  # "Where are you living?" asks a place, naming no field
+
+
 def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
     out = []
     for example in examples:

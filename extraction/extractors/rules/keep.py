@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import takes_back
 from extraction.extractors.rules.fields import TIME_UNITS, Profile
 from extraction.extractors.rules.mentions import Mention, day_of_month
 from extraction.extractors.rules.reader import Claim, same_value
+from extraction.extractors.rules.strings import CODE_KEY
+from extraction.values import A_CODE_BEFORE
 from schemas.validation import ValidationFailed, fact_value_validate
 
 # A total after its parts: the value the field holds is the sum, not the last part.
@@ -117,11 +120,17 @@ def implausible(claim: Claim) -> bool:
 
 def _its_own_thing(claim: Claim) -> bool:
     """The thing's own name or code, or part of it, is not what the field says of it: "my dog,
-    Bruno" (pet:Bruno = "Bruno"), "KA 03 HW 4512" (vehicle:KA03HW4512 = "HW 4512")."""
+    Bruno" (pet:Bruno = "Bruno"), "KA 03 HW 4512" (vehicle:KA03HW4512 = "HW 4512"), "PNR
+    4730882214" (passengers:4730882214 = 4730882214)."""
+    qualifier = re.sub(r"[\s-]", "", (claim.qualifier or "").lower())
+    if claim.profile.type in ("number", "money"):  # "PNR 4730882214": no count of passengers
+        amount = claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+        digits = f"{amount:.0f}" if isinstance(amount, int | float) else ""
+        return len(digits) >= 4 and digits in qualifier
     if claim.profile.type != "string":
         return False
     bare = re.sub(r"[\s-]", "", str(claim.value).strip(" .,!?").lower())
-    return len(bare) >= 3 and bare in re.sub(r"[\s-]", "", (claim.qualifier or "").lower())
+    return len(bare) >= 3 and bare in qualifier
 
 
 def _not_a_day_of_the_month(claim: Claim) -> bool:
@@ -180,9 +189,20 @@ _CODED = re.compile(r"\s*(?:[A-Za-z]{1,4}[.-]?\s*)?[+#]?\d[\d\s().-]*[A-Za-z]{0,
 
 def _unlike_examples(claim: Claim) -> bool:
     """A text value without a digit for a field whose every example is a number or a code:
-    "vegetarian" for a seat, "same po yes" for a PO number, "thats me" for a phone."""
+    "vegetarian" for a seat, "same po yes" for a PO number, "thats me" for a phone; a code for a
+    field of names and places whose examples have no digit ("OD4412" for a city)."""
     examples = [str(e) for e in claim.profile.field.get("examples") or []]
-    if claim.profile.type != "string" or not examples:
+    if claim.profile.type != "string":
+        return False
+    if (
+        claim.profile.proper
+        and not any(re.search(r"\d", e) for e in examples)
+        and re.fullmatch(r"[A-Za-z]{1,4}-?\d{3,}[A-Za-z\d]*", str(claim.value).strip())
+    ):
+        return True  # "my order OD4412" is no city, and no one's name
+    if CODE_KEY.search(claim.profile.key) and not re.search(r"\d", str(claim.value)):
+        return True  # "event" for a policy number
+    if not examples:
         return False
     coded = all(_CODED.fullmatch(e) for e in examples)
     return coded and not re.search(r"\d", str(claim.value))
@@ -208,3 +228,19 @@ def holds(current: Mapping[str, str], profile: Profile, mention: Mention,
         return current.get(profile.key) == fact_value_validate(profile.field, mention.value)[1]
     except ValidationFailed:
         return False
+
+
+def said_as_a_code(claim: Claim, turns: list[WindowTurn]) -> bool:
+    """An amount or a count that the window says elsewhere as a code ("is the ticket 58812" —
+    "I see 58812, it's still open"): a ticket's number, not a budget."""
+    if claim.profile.type not in ("number", "money"):
+        return False
+    amount = claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+    if not isinstance(amount, int | float) or amount < 1000 or not float(amount).is_integer():
+        return False
+    digits = f"{amount:.0f}"
+    return any(
+        A_CODE_BEFORE.search(t.text[max(0, m.start() - 40) : m.start()])
+        for t in turns
+        for m in re.finditer(rf"(?<![\d,.]){digits}(?![\d,.]\d)", t.text)
+    )

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from extraction.extractors.rules.amounts import Amount, money_in, numbers_in
-from extraction.extractors.rules.choices import said_choices
+from extraction.extractors.rules.choices import said_choices, turned_down
 from extraction.extractors.rules.dates import dates_in
 from extraction.extractors.rules.fields import GENERIC, Profile, cue_score, stem
 from extraction.extractors.rules.states import hoped, is_status, said_states, unsure
+from extraction.values import A_CODE_BEFORE
 
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
 
@@ -101,6 +102,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
         match = re.search(pattern, lowered)
         if match and " " not in choice.strip() and _of_another(lowered, match.end(), profile):
             continue  # "standard procedure", "email address": a word of another thing
+        if match and turned_down(lowered, match.start()):
+            continue  # "don't call me", "not urgent"
         if match and not (is_status(profile) and hoped(lowered, match.start())):
             out.append(Mention("enum", choice, match.start(), match.end(), f"choice '{choice}'"))
     # "premium economy" names one choice, not "economy" as well
@@ -131,6 +134,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
                     and not (w == "call" and _NAMING.search(sentence))), None)  # fmt: skip
         at = lowered.find(hit[:4]) if hit else -1
         word = re.findall(r"[a-z0-9]*", lowered[at:])[0] if hit else ""  # the word as written
+        if hit and turned_down(lowered, at):
+            continue
         if hit and not (len(words[choice]) == 1 and _of_another(lowered, at + len(word), profile)):
             out.append(
                 Mention(
@@ -190,6 +195,12 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 sentence, number.start, number.end, day_named
             ):
                 continue
+            if re.fullmatch(
+                r"\d{4,}", sentence[number.start : number.end]
+            ) and A_CODE_BEFORE.search(sentence[max(0, number.start - 40) : number.start]):
+                continue  # "consumer number is 410012345678": it names, it counts nothing
+            if _CHANGED_BY.search(sentence[: number.start]):
+                continue  # "I've lost 7 kilos", "Zain's side added 20": by how much, not how much
             kind = _KIND_OF.search(sentence[: number.start])
             if kind and not any(kind.group(1).lower() in p.key.split("_") for p in fields):
                 continue  # "type 2 diabetes", "stage 3": which kind, not a quantity
@@ -221,6 +232,12 @@ def day_of_month(profile: Profile) -> bool:
     )
 
 
+_CHANGED_BY = re.compile(
+    r"\b(?:lost|gained|put on|dropped|shed|added|(?:went |gone |come |came )?(?:up|down) by|"
+    r"(?:increased|decreased|reduced|cut|raised|lowered) by)\s+(?:about |around |nearly |almost |"
+    r"over |another |an extra )?$",
+    re.I,
+)
 _KIND_OF = re.compile(r"\b(type|stage|phase|version|series|model|gen|generation)\s*$", re.I)
 
 

@@ -18,7 +18,7 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, quotes
-from extraction.extractors.rules.fields import Profile, cue_score, similarity
+from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.owners import (
     owner,
@@ -157,7 +157,7 @@ def _rank(
             words = max(words, 1.0)  # however many fields say "name" ("pet:<name>")
         if words >= ASKED_MIN_WORDS or sim >= ASKED_MIN_SIMILARITY:
             cue = (
-                f"question names '{word}'"
+                (f"question names '{word}'" if word else WH_ONLY)
                 if words >= ASKED_MIN_WORDS
                 else f"question similarity {sim:.2f}"
             )
@@ -304,6 +304,12 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                     if not price:
                         continue
                     into = prompt.proposals  # a price not said of its field: theirs if agreed
+                if (
+                    _THIRD_PERSON.match(sentence)
+                    and RELATIVE.search(before)
+                    and not profile.qualified
+                ):
+                    continue  # "my buddy…" — "He can call anytime": the buddy's, not the user's
                 if price and not offer and (several_prices(owners, profile, sentence) or (
                         into is prompt.proposals and questions and not _PROCEED.search(question)
                         and not CLOSER.match(question))):  # fmt: skip
@@ -318,6 +324,9 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     return prompt
 
 
+# A sentence about a third person ("He can call anytime", "She'll pay 50 upfront"): the one
+# the user's turn before spoke of, when it spoke of someone.
+_THIRD_PERSON = re.compile(r"\W*(?:he|she|his|her)\b(?!\s+(?:you|the user)\b)", re.I)
 # "We're out of compacts, I can upgrade you to an SUV": a value not to be had is not offered.
 _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I

@@ -119,12 +119,12 @@ _BOUND = re.compile(
 )
 
 
-# "Online didn't work for us", "Tuesday doesn't suit": a value turned down by what follows it.
+# "Online didn't work for us", "Tuesday doesn't suit", "Monday I cannot": a value turned down
+# by what follows it.
 _NO_GOOD = re.compile(
     r"\s*(?:(?:just|really)\s+)?(?:didn't|doesn't|don't|won't|isn't|wasn't|is not|was not|"
-    r"will not|does not|did not)\s+(?:really\s+)?(?:work|suit|an option|good|possible|help)",
-    re.I,
-)
+    r"will not|does not|did not)\s+(?:really\s+)?(?:work|suit|an option|good|possible|help)"
+    r"|,?\s*(?:i|we)\s+(?:can't|cannot|can not|couldn't)(?=\s*(?:[,.;!]|$|make it|come|do it))", re.I)  # fmt: skip
 # "800 is above our budget", "£2,000's too much": a value turned down as it is said.
 _TOO_MUCH = re.compile(
     r"\s*(?:(?:an hour|a month|a week|a night|per \w+)\s+)?(?:is|'s|are|was|sounds|seems)\s+"

@@ -217,12 +217,17 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
                 out.append((value, "example: " + " ".join(template.before), at))
     key = r"\s+".join(re.escape(w) for w in profile.key.split("_"))
     mine = re.search(
-        rf"\b(?:my|our)\s+{key}(?:'s name)?\s+(?:is|are|was|=|:)\s+(?P<v>[^.,;!?]+)", clause, re.I
+        rf"(?:\b(?:my|our)\s+|^\W*(?:(?:yes|yeah|yep|ok|okay|and|also|so|the)\W+)*)"  # not "his …"
+        rf"{key}(?:'s name)?\s+(?:is|are|was|=|:)\s+(?P<v>[^.,;!?]+)",
+        clause,
+        re.I,
     )
     if mine and not out:
         value = _value_from(profile, mine.group("v"), profile.proper)
         if value:
             out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
+    if not out and (coded := _code_after_word(profile, clause)):
+        out.append(coded)  # "staff number E44810" for a field of staff IDs
     held = with_company(profile, clause) if not out else None
     if held and (value := _value_from(profile, held[0], True, loose=False)):
         out.append((value, "with a company", held[1]))  # "I'm with British Gas but …"
@@ -248,6 +253,27 @@ _NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", 
 # Words that say how big, how much or how good a thing is, not which kind it is: "the bigger
 # goal", "such a useful language", "the ideal data analyst role" (its kind: "data analyst").
 _DEGREE = frozenset(["big", "bigger", "biggest", "small", "smaller", "smallest", "large", "larger", "largest", "huge", "little", "tiny", "main", "real", "true", "important", "useful", "better", "best", "greater", "greatest", "major", "minor", "ultimate", "overall", "final", "ideal", "perfect", "long", "longer", "short", "shorter", "amazing", "awesome", "wonderful", "fantastic", "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard", "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse", "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less", "least", "own", "new", "different", "various", "similar", "shared", "common"])  # fmt: skip
+
+
+# A field of codes: its key says so, or its examples (the description's "e.g. E10442" too) are
+# codes; then a code right after the field's own words is its value ("staff number E44810").
+CODE_KEY = re.compile(r"_(?:id|no|number|code|ref|reference)$")
+_EG = re.compile(
+    r"\b(?:e\.g\.|eg|for example|such as|like)\s*:?\s*([A-Za-z]{0,4}[-/]?\d[\w/-]*)", re.I
+)
+_A_CODE = r"(?-i:[A-Z]{0,4})[-/]?\d[\w/-]{3,}"
+
+
+def _code_after_word(profile: Profile, clause: str) -> tuple[str, str, int] | None:
+    examples = [str(e) for e in profile.field.get("examples") or []] + _EG.findall(profile.about)
+    if not (CODE_KEY.search(profile.key) or any(_CODE.fullmatch(e.strip()) for e in examples)):
+        return None
+    words = sorted((w for w, weight in profile.words.items() if weight > 0 and len(w) > 1), key=len)
+    if not words:
+        return None
+    found = re.search(rf"(?i)\b(?:{'|'.join(map(re.escape, words))})\w*\s+(?:(?:no\.?|number|id|"
+                      rf"#|is|was|:)\s*)*(?P<v>{_A_CODE})\b", clause)  # fmt: skip
+    return (found.group("v"), "a code after the field's words", found.start("v")) if found else None
 
 
 def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:

@@ -20,7 +20,7 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.addresses import own_address
-from extraction.extractors.rules.fields import Profile, cue_score, stem
+from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, stem
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import after_cues, answer_phrase, proper_nouns, replaced
@@ -120,10 +120,10 @@ def answer_claims(
         return []  # one fact per thing: read clause by clause, with the thing (qualify.py)
     question = prompt.turn.text.lower()
     if any(
-        k.partition(":")[0] == profile.key and _shares_value(v, question)
+        k.partition(":")[0] == profile.key and (_shares_value(v, question) or cue == WH_ONLY)
         for k, v in current.items()
     ):
-        return []
+        return []  # nor does a question naming no field replace a held value by its wh-word
     said = sentences(text)
     filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
     if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):

@@ -39,8 +39,39 @@ def given(sentence: str, mention: Mention, before: str) -> bool:
 
 
 def names_a_field(sentence: str, fields: list[Profile]) -> bool:
-    """Whether the sentence names a field of numbers, amounts, dates or choices by its words."""
+    """Whether the sentence names a field of numbers, amounts, dates or choices by its words, or
+    by a word of the same meaning as what the sentence is about ("Mileage was 88,412" for an
+    odometer reading)."""
     return any(
-        p.type != "string" and (cue_score(p, sentence)[0] >= 1.0 or states_its_unit(p, sentence))
+        p.type != "string"
+        and (
+            (score := cue_score(p, sentence))[0] >= 1.0
+            or states_its_unit(p, sentence)
+            or (score[0] >= 0.7 and _subject_is(score[1], sentence))
+        )
         for p in fields
     )
+
+
+_REVISED = re.compile(
+    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|final|"
+    r"(?:under|over|below|above) the (?:estimate|quote))\b", re.I)  # fmt: skip
+
+
+def updates(profile: Profile, sentence: str) -> bool:
+    """Whether a value the agent gives by the field's name replaces the one held: read out in
+    the field's unit ("37.9 kilograms"), said as a change ("revised to …", "now …"), or the
+    reading of the field itself ("Mileage was 88,412 at check-in")."""
+    if states_its_unit(profile, sentence) or _REVISED.search(sentence):
+        return True
+    score, word = cue_score(profile, sentence)
+    return score >= 0.7 and _subject_is(word, sentence)
+
+
+def _subject_is(word: str | None, sentence: str) -> bool:
+    """Whether the sentence opens with ``word`` (a stem) as what it states a value of."""
+    if not word:
+        return False
+    return bool(re.match(
+        rf"(?i)\W*(?:(?:your|the|current|latest|new|final)\s+)*{re.escape(word)}\w*\s+"
+        r"(?:is|was|are|were|reads?|read|came to|comes to|stands at|now at|at)\b", sentence))  # fmt: skip

@@ -1,0 +1,186 @@
+"""The user's clock says the currency when nothing else does; digits that name an account or a
+claim are no amount; a choice turned down is not chosen; the agent's sentence about someone else
+is not the user's; a reading the agent gives by the field's own word replaces the held one; a
+price closing a booking read back is the price agreed."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from tests.extraction.dialogue import dialogue_facts
+
+ZONE = datetime.timezone
+BANK: list[dict[str, Any]] = [
+    {"key": "standing_instruction", "description": "A monthly auto-transfer set up on an account",
+     "category": "temporal", "type": "money", "examples": ["move 25k every month into the RD"]},
+    {"key": "monthly_income", "description": "The customer's monthly take-home income",
+     "category": "temporal", "type": "money"},
+    {"key": "settlement", "description": "What the insurer pays out on the claim",
+     "category": "temporal", "type": "money"},
+]  # fmt: skip
+WORKSHOP: list[dict[str, Any]] = [
+    {"key": "odometer", "description": "Latest odometer reading, the number as shown on the dash",
+     "category": "temporal", "type": "number"},
+    {"key": "approved_estimate", "category": "temporal", "type": "money",
+     "description": "The quote for the current job that the customer has agreed to pay (total)"},
+    {"key": "contact_preference", "description": "How the customer wants to hear from us",
+     "category": "profile", "type": "enum", "choices": ["phone call", "text message", "email"]},
+]  # fmt: skip
+
+
+def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]], hours: float = 0,
+           known: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+    start = datetime.datetime(2026, 3, 24, 11, 0, tzinfo=ZONE(datetime.timedelta(hours=hours)))
+    return dialogue_facts(turns, fields, known, start=start, user="Sam Lee", agent="Divya")
+
+
+@pytest.mark.parametrize(
+    ("hours", "currency"),
+    [(5.5, "INR"), (10, "AUD"), (13, "NZD"), (-5, "USD"), (1, None), (8, None)],
+)
+def test_an_amount_said_without_a_currency_takes_the_users_clocks(
+    hours: float, currency: str | None
+) -> None:
+    turns = [("a", "How much should the standing instruction move?"), ("u", "25,000 every month.")]
+    facts = _facts(turns, BANK[:1], hours)
+    assert facts["standing_instruction"] == {"amount": 25000, "currency": currency}
+
+
+def test_the_clock_comes_after_what_the_conversation_says() -> None:
+    asked = ("a", "How much should the standing instruction move?")
+    turns = [asked, ("u", "£400 a month, from my London account.")]
+    assert _facts(turns, BANK[:1], 5.5)["standing_instruction"] == {
+        "amount": 400,
+        "currency": "GBP",
+    }
+    turns = [asked, ("u", "$400 a month.")]
+    assert _facts(turns, BANK[:1], 10)["standing_instruction"] == {"amount": 400, "currency": "AUD"}
+
+
+def test_digits_that_name_an_account_or_a_claim_are_no_amount() -> None:
+    turns = [("a", "What standing instruction would you like?"),
+             ("u", "25,000 monthly from savings ending 4821."),
+             ("a", "So 25,000 monthly from the current account ending 9035 as well?"),
+             ("u", "Yes, correct.")]  # fmt: skip
+    facts = _facts(turns, BANK, 5.5)
+    assert facts["standing_instruction"] == {"amount": 25000, "currency": "INR"}
+    assert all(v["amount"] == 25000 for v in facts.values())  # never 4821 or 9035
+    turns = [("a", "What did they settle at?"), ("u", "For claim 90114 they paid $2,360.")]
+    assert _facts(turns, BANK, 10) == {"settlement": {"amount": 2360, "currency": "AUD"}}
+
+
+def test_a_choice_turned_down_is_not_chosen() -> None:
+    asked = ("a", "Want us to text you reminders?")
+    for reply in ("text yes. dont call me at work", "Yes, but don't call me at work."):
+        assert _facts([asked, ("u", reply)], WORKSHOP)["contact_preference"] == "text message"
+    turns = [("a", "How should we reach you?"), ("u", "Email is fine, not text.")]
+    assert _facts(turns, WORKSHOP)["contact_preference"] == "email"
+
+
+def test_the_agents_sentence_about_someone_else_is_not_the_users() -> None:
+    turns = [("u", "My buddy's truck is ticking, do you do diagnostics?"),
+             ("a", "We do. He can call anytime."), ("u", "cool ill send him")]  # fmt: skip
+    assert "contact_preference" not in _facts(turns, WORKSHOP)
+
+
+def test_a_reading_the_agent_gives_by_the_fields_word_replaces_the_held_one() -> None:
+    turns = [("a", "Your car's on the lift now. Mileage was 88,412 at check-in."), ("u", "ok")]
+    assert _facts(turns, WORKSHOP, known={"odometer": "87000"})["odometer"] == 88412
+    turns = [("a", "Our loan car has done 12,000 so far."), ("u", "ok")]
+    assert "odometer" not in _facts(turns, WORKSHOP, known={"odometer": "87000"})
+
+
+def test_a_price_closing_a_booking_read_back_is_the_price_agreed() -> None:
+    turns = [("a", "Thursday at 8am, front pads and rotors, $412. Sound good?"), ("u", "yep")]
+    assert _facts(turns, WORKSHOP, -4)["approved_estimate"] == {"amount": 412, "currency": "USD"}
+    turns = [("a", "Thursday at 8am, front pads and rotors, $412. Sound good?"),
+             ("u", "no, too much, just the pads")]  # fmt: skip
+    assert "approved_estimate" not in _facts(turns, WORKSHOP, -4)
+
+
+EVENT: list[dict[str, Any]] = [
+    {"key": "event_date", "description": "Date of the event", "category": "temporal", "type": "date"},
+    {"key": "body_weight_kg", "description": "Client's body weight, kg", "category": "temporal",
+     "type": "number"},
+    {"key": "meter_reading", "description": "The latest meter reading", "category": "temporal",
+     "type": "number"},
+    {"key": "employee_id", "description": "Staff ID, e.g. E10442", "category": "profile",
+     "type": "string"},
+    {"key": "consumer_number", "description": "The consumer number on the electricity bill",
+     "category": "profile", "type": "string"},
+]  # fmt: skip
+
+
+def test_a_date_offered_before_the_held_one_is_a_step_on_the_way() -> None:
+    turns = [("a", "I'll set up a tasting with the caterer. They have a slot a week on Saturday, at 1pm?"),
+             ("u", "Yes, book it")]  # fmt: skip
+    assert _facts(turns, EVENT, known={"event_date": "2026-09-12"}) == {}
+    moved = [("a", "The venue had a cancellation: could we move it to a week on Saturday instead?"),
+             ("u", "Yes, book it")]  # fmt: skip
+    assert _facts(moved, EVENT, known={"event_date": "2026-09-12"}) == {"event_date": "2026-04-04"}
+
+
+def test_by_how_much_is_not_how_much() -> None:
+    turns = [("a", "How's it going?"), ("u", "I've lost 7 kilos since January!")]
+    assert "body_weight_kg" not in _facts(turns, EVENT, known={"body_weight_kg": "94.6"})
+    turns = [("a", "Weight?"), ("u", "87.8 kilos this morning")]
+    assert _facts(turns, EVENT, known={"body_weight_kg": "94.6"})["body_weight_kg"] == 87.8
+
+
+def test_a_number_that_names_counts_nothing_and_a_code_after_its_words_is_the_fields() -> None:
+    turns = [
+        ("a", "Do you already have a connection?"),
+        ("u", "Yes, consumer number is 410012345678"),
+    ]
+    assert _facts(turns, EVENT, 5.5) == {"consumer_number": "410012345678"}
+    turns = [("u", "Hi, Tom Fenwick here, staff number E44810. I handed my notice in today.")]
+    assert _facts(turns, EVENT)["employee_id"] == "E44810"
+    turns = [("u", "My neighbour's consumer number is 410098765432, can I complain for him?")]
+    assert "consumer_number" not in _facts(turns, EVENT, 5.5)
+
+
+PEOPLE: list[dict[str, Any]] = [
+    {"key": "nationality", "description": "Passport nationality of the applicant",
+     "category": "profile", "type": "string", "examples": ["Nigerian", "I'm from Brazil"]},
+    {"key": "delivery_city", "description": "City or town the customer wants orders delivered to",
+     "category": "temporal", "type": "string"},
+    {"key": "next_visit", "description": "Date the car is booked into the workshop next",
+     "category": "temporal", "type": "date"},
+]  # fmt: skip
+
+
+def test_a_code_is_no_city_and_a_wh_word_alone_replaces_nothing() -> None:
+    turns = [("u", "Hi, my order OD4412 phone is showing shipped since 5 days, no update")]
+    assert "delivery_city" not in _facts(turns, PEOPLE)
+    turns = [("a", "And your nationality?"), ("u", "Nigerian."),
+             ("a", "Where are you living at the moment?"), ("u", "In Leicester, near the university.")]  # fmt: skip
+    assert _facts(turns, PEOPLE)["nationality"] == "Nigerian"
+
+
+def test_a_day_the_user_cannot_do_is_not_booked() -> None:
+    turns = [("a", "Can you bring it in Monday?"), ("u", "Monday I cannot, I have exam. Tuesday?"),
+             ("a", "Tuesday the 31st, 9 o'clock, grand."), ("u", "Thanks")]  # fmt: skip
+    assert _facts(turns, PEOPLE)["next_visit"] == "2026-03-31"
+
+
+DESK: list[dict[str, Any]] = [
+    {"key": "hardware_budget", "description": "What the manager approved for new hardware",
+     "category": "temporal", "type": "money"},
+    {"key": "policy_number", "description": "The customer's insurance policy number",
+     "category": "profile", "type": "string"},
+]  # fmt: skip
+
+
+def test_a_number_said_as_a_code_is_never_an_amount_and_a_number_field_holds_digits() -> None:
+    turns = [("a", "Do you have a ticket open?"), ("u", "yes i opened one last week, is the ticket 58812"),
+             ("a", "I see 58812, it's still open. What budget did your manager approve?"),
+             ("u", "1600 euros, approved yesterday")]  # fmt: skip
+    assert _facts(turns, DESK)["hardware_budget"] == {"amount": 1600, "currency": "EUR"}
+    turns = [("a", "I see 58812, it's still open in the queue, is the ticket about the laptop?"),
+             ("u", "yes, the ticket 58812")]  # fmt: skip
+    assert "hardware_budget" not in _facts(turns, DESK)
+    turns = [("a", "What's your policy number?"), ("u", "the home one? let me find it")]
+    assert "policy_number" not in _facts(turns, DESK)  # a number field's value has a digit
