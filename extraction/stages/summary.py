@@ -232,6 +232,8 @@ def _uncovered(
     one changes or was misread, contradicts them. What someone else paid or owns stays (theirs,
     and said so)."""
     body = sentence[start:]
+    if _states_superseded(sentence, start, fields, versions):
+        return True  # "her old roommate still lives in Austin": no sentence repeats an old value
     if _theirs_before_value(sentence, start, fields):  # "Priya's cousin paid …"
         return False
     types = {f["type"] for f in fields}
@@ -295,6 +297,29 @@ def _theirs_before_value(sentence: str, start: int, fields: list[dict[str, Any]]
     values += [m.start() for f in fields if f["type"] == FieldType.ENUM
                for c in f.get("choices") or [] if (m := re.search(rf"(?i)\b{re.escape(str(c))}\b", body))]  # fmt: skip
     return min(other) < min(values, default=len(body))
+
+
+def _states_superseded(
+    sentence: str, start: int, fields: list[dict[str, Any]], versions: list[Version]
+) -> bool:
+    """Whether the sentence states, of anyone, a value a fact held and holds no longer: a
+    superseded value appears in the summary only as history (``_history``), never beside the
+    current one, whoever the sentence is about."""
+    active = {(v.key, v.value_text.lower()) for v in versions if v.active}
+    stale = [v for v in versions if not v.active and (v.key, v.value_text.lower()) not in active]
+    lowered = sentence[start:].lower()
+    for version in stale:
+        type_ = _type(fields, version)
+        if type_ in (FieldType.STRING, FieldType.ENUM) and len(version.value_text) >= 3:
+            if re.search(rf"(?<!\w){re.escape(version.value_text.lower())}(?!\w)", lowered):
+                return True
+        elif type_ in (FieldType.MONEY, FieldType.NUMBER, FieldType.DATE):
+            said = {value for value, _, _ in _spans(type_, sentence, start)}
+            if _norm(type_, version) in said and not (
+                type_ == FieldType.NUMBER and _norm(type_, version) < 10
+            ):
+                return True
+    return False
 
 
 def _names_thing(field: dict[str, Any], versions: list[Version], lowered: str) -> bool:

@@ -184,3 +184,136 @@ def test_a_number_said_as_a_code_is_never_an_amount_and_a_number_field_holds_dig
     assert "hardware_budget" not in _facts(turns, DESK)
     turns = [("a", "What's your policy number?"), ("u", "the home one? let me find it")]
     assert "policy_number" not in _facts(turns, DESK)  # a number field's value has a digit
+
+
+LEAVING: list[dict[str, Any]] = [
+    {"key": "last_working_day", "description": "The employee's last working day",
+     "category": "temporal", "type": "date"},
+    {"key": "callback_date", "description": "When we call the employee back",
+     "category": "temporal", "type": "date"},
+]  # fmt: skip
+
+
+def test_a_day_booked_for_another_occasion_is_not_the_fields() -> None:
+    turns = [("a", "I'll book an exit interview for Tuesday at 2, is that okay?"),
+             ("u", "Can't do Tuesday, I'm at an induction. Wednesday?"), ("a", "Wednesday the 25th at 2 then.")]  # fmt: skip
+    assert "last_working_day" not in _facts(
+        turns, LEAVING[:1], known={"last_working_day": "2026-04-24"}
+    )
+    turns = [("a", "When is your last day?"), ("u", "Friday the 24th of April.")]
+    assert _facts(turns, LEAVING[:1])["last_working_day"] == "2026-04-24"
+    turns = [("a", "Shall we call you back on Thursday?"), ("u", "Yes please")]
+    assert _facts(turns, LEAVING[1:])["callback_date"] == "2026-03-26"
+
+
+BUDGET: list[dict[str, Any]] = [
+    {"key": "total_budget", "description": "Client's total budget for the whole event",
+     "category": "temporal", "type": "money"},
+]  # fmt: skip
+
+
+def test_a_value_that_barely_names_its_field_is_written_when_the_agent_says_it_back() -> None:
+    asked = ("a", "With 220 guests, I think you'll need £40k rather than £35k.")
+    said = ("u", "ugh. his dad will chip in so we can go to 42")
+    turns = [asked, said, ("a", "Brilliant, £42k gives us some breathing room."), ("u", "ok")]
+    facts = _facts(turns, BUDGET, known={"total_budget": "£35,000"})
+    assert facts["total_budget"] == {"amount": 42000, "currency": "GBP"}
+    turns = [asked, said, ("a", "Lovely. Shall we look at caterers next?"), ("u", "ok")]
+    assert "total_budget" not in _facts(turns, BUDGET, known={"total_budget": "£35,000"})
+
+
+TUTORING: list[dict[str, Any]] = [
+    {"key": "child_grade", "category": "temporal", "type": "number",
+     "description": "School grade of each child as a number, one fact per child (child_grade:Name)",
+     "examples": ["Riya is in class 3", "he's in Year 2"]},
+    {"key": "hourly_budget", "description": "Most the parent will pay per hour of tutoring",
+     "category": "temporal", "type": "money", "examples": ["we can't do more than 30 an hour"]},
+]  # fmt: skip
+
+
+def test_a_pronoun_of_an_example_names_no_field_and_a_rate_is_an_hourly_price() -> None:
+    turns = [("a", "Did you get a chance to talk about Mr Okafor's new rate?"),
+             ("u", "We did. We'll do 95 for him, he's worth it.")]  # fmt: skip
+    facts = _facts(turns, TUTORING, -4, known={"hourly_budget": "$90", "child_grade:Emily": "10"})
+    assert facts == {"hourly_budget": {"amount": 95, "currency": "USD"}}
+
+
+def test_ill_come_in_myself_is_a_pickup() -> None:
+    fields = [{"key": "fulfilment", "description": "How the patient gets their refills",
+               "category": "temporal", "type": "enum", "choices": ["pickup", "delivery"]}]  # fmt: skip
+    turns = [
+        ("a", "Still delivering to you?"),
+        ("u", "No, I'm back on my feet, I'll come in myself."),
+    ]
+    assert _facts(turns, fields, 10, known={"fulfilment": "delivery"}) == {"fulfilment": "pickup"}
+
+
+def test_a_short_answer_corrected_in_the_next_sentence_is_the_correction() -> None:
+    fields = [{"key": "preferred_days", "description": "Days the child is free for lessons",
+               "category": "temporal", "type": "string", "examples": ["Mondays and Wednesdays"]}]  # fmt: skip
+    turns = [("a", "Which days?"), ("u", "Tuesday. No, Thursday. Tuesday he has swimming.")]
+    assert _facts(turns, fields) == {"preferred_days": "Thursday"}
+
+
+INTAKE: list[dict[str, Any]] = [
+    {"key": "employee_name", "description": "Employee's name", "category": "profile", "type": "string"},
+    {"key": "employee_id", "description": "Staff ID, e.g. E10442", "category": "profile", "type": "string"},
+    {"key": "consumer_number", "category": "profile", "type": "string",
+     "description": "The consumer number printed on the electricity bill, digits only"},
+    {"key": "pet_insurance", "description": "What insurance cover the owner has for their animals",
+     "category": "profile", "type": "enum", "choices": ["none", "accident only", "lifetime"]},
+]  # fmt: skip
+
+
+def test_a_request_without_a_question_mark_is_asked_and_a_code_is_kept_as_the_field_asks() -> None:
+    turns = [
+        ("a", "Sorry for the trouble sir. Please share your consumer number."),
+        ("u", "1120 4587 3321"),
+    ]
+    assert _facts(turns, INTAKE, 5.5) == {"consumer_number": "112045873321"}
+    turns = [("a", "May I have your name and employee ID?"), ("u", "Lisa Chen, E31905.")]
+    assert _facts(turns, INTAKE) == {"employee_name": "Lisa Chen", "employee_id": "E31905"}
+
+
+def test_a_bare_no_to_a_question_about_a_field_with_a_none_choice_is_none() -> None:
+    assert _facts([("a", "And do you have pet insurance?"), ("u", "Nope.")], INTAKE) == {
+        "pet_insurance": "none"
+    }
+    assert _facts([("a", "Anything else I can help with?"), ("u", "Nope.")], INTAKE) == {}
+
+
+PETS: list[dict[str, Any]] = [
+    {"key": "weight_kg", "description": "Latest weight of each pet in kg, one fact per pet (weight_kg:<name>)",
+     "category": "temporal", "type": "number"},
+    {"key": "age_years", "description": "Age of each pet in years, one fact per pet (age_years:<name>)",
+     "category": "profile", "type": "number"},
+]  # fmt: skip
+
+
+def test_a_bare_number_near_the_held_reading_is_the_new_reading() -> None:
+    known = {"weight_kg:Biscuit": "37.6", "age_years:Biscuit": "6"}
+    turns = [("a", "Hi Sarah, hi Biscuit! Hop on... 36.1. Great progress."), ("u", "yesss")]
+    assert _facts(turns, PETS, 10, known=known) == {"weight_kg:Biscuit": 36.1}
+    turns = [("a", "Hi Biscuit! We want to get him down to about 32 by Christmas."), ("u", "ok")]
+    assert _facts(turns, PETS, 10, known=known) == {}  # aimed at, not read
+    turns = [("a", "Hi Biscuit! The kennel takes 40, for dogs under 35 kilos only."), ("u", "ok")]
+    assert _facts(turns, PETS, 10, known=known) == {}  # a capacity, a threshold
+    turns = [("a", "Hi Biscuit! See you at 4.15 next week."), ("u", "ok")]
+    assert _facts(turns, PETS, 10, known={"weight_kg:Biscuit": "4.0"}) == {}  # a time
+
+
+def test_a_day_that_barely_names_its_field_is_written_when_the_agent_says_it_back_with_its_date() -> (
+    None
+):
+    fields = [{"key": "settlement_date", "description": "Date the loan settles and the money is paid out",
+               "category": "temporal", "type": "date"}]  # fmt: skip
+    said = ("u", "good. registration is fixed on coming monday")
+    turns = [
+        ("a", "Any news?"),
+        said,
+        ("a", "Monday the 30th, okay. I'll tell the bank."),
+        ("u", "ok"),
+    ]
+    assert _facts(turns, fields, 5.5) == {"settlement_date": "2026-03-30"}
+    turns = [("a", "Any news?"), said, ("a", "From Monday then, okay."), ("u", "ok")]
+    assert _facts(turns, fields, 5.5) == {}

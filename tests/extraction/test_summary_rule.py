@@ -31,12 +31,14 @@ def test_a_sentence_naming_a_thing_the_facts_keep_goes_even_with_a_value_never_w
     assert "walks every day" in kept
 
 
-def test_someone_the_user_names_by_relation_keeps_their_own_value() -> None:
+def test_a_value_no_longer_held_is_said_only_as_history_whoever_the_sentence_is_about() -> None:
     text = ("On 2 April 2026, Grace Thompson's old roommate still lives in Austin. "
-            "On 9 March 2026, Grace Thompson lives in Austin.")  # fmt: skip
+            "On 9 March 2026, Grace Thompson lives in Austin. "
+            "On 2 April 2026, Grace Thompson's roommate moved to Denver.")  # fmt: skip
     kept = summary_consistent(text, FIELDS, _versions(), max_tokens=200)
-    assert "roommate still lives in Austin" in kept  # the roommate's, not hers
     assert "Grace Thompson lives in Austin" not in kept  # hers, and no longer true
+    assert "roommate still lives in Austin" not in kept  # the roommate's, but Austin was hers
+    assert "roommate moved to Denver" in kept  # a value memory never held for her stays
     assert "City: Austin until 2 April 2026; Seattle since." in kept
 
 

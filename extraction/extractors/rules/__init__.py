@@ -34,7 +34,7 @@ from extraction.extractors.rules.currency import (
     fill_currency,
     local_currency,
 )
-from extraction.extractors.rules.date_fields import a_step_before, in_held_month
+from extraction.extractors.rules.date_fields import a_step_before, another_occasion, in_held_month
 from extraction.extractors.rules.embedded import embed_sentences
 from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import (
@@ -60,9 +60,11 @@ from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
+from extraction.extractors.rules.readings import near_held
 from extraction.extractors.rules.relatives import kin_claims
 from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.stretch import stretch
+from extraction.extractors.rules.strings import as_the_field_asks
 from extraction.extractors.rules.texts import (
     answer_claims,
     cue_claims,
@@ -114,6 +116,9 @@ class RulesExtractor:
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
                 stretch(prompt, fields_, current, reader.currency)  # a price above the ceiling
+                near_held(
+                    prompt, fields_, current
+                )  # "Hop on... 36.1.": the weight held, read again
                 # "my wife has 14" — "And you?": the same field, the user's own
                 if foreign is not None and _AND_YOU.search(turn.text):
                     prompt.asked.insert(0, (foreign, 2.0, "'and you?' after someone else's"))
@@ -161,7 +166,14 @@ class RulesExtractor:
             offered = [
                 c
                 for c in ctx.offered
-                if not c.profile.qualified and c.key not in {f.key for f in found}
+                if not c.profile.qualified
+                and c.key not in {f.key for f in found}
+                and not (  # "Can't do Tuesday. Wednesday?" to an exit interview offered Tuesday
+                    c.profile.type == "date"
+                    and prompt
+                    and not c.why.get("word")
+                    and another_occasion(prompt.turn.text, c.profile.words)
+                )
             ]
             foreign = next((d.profile for d in reversed(ctx.dropped) if d.profile), None)
             if prompt and prompt.kind == "yn" and DEFERS.search(turn.text):
@@ -358,7 +370,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
 def _fact(claim: Claim) -> FactCandidate:
     turn = claim.turns[-1]
     why = {k: v for k, v in claim.why.items() if v is not None}
-    return FactCandidate(claim.key, claim.value, claim.source, turn.occurred_at,
+    return FactCandidate(claim.key, as_the_field_asks(claim.profile, claim.value), claim.source, turn.occurred_at,
                          [t.ref() for t in claim.turns], why=why)  # fmt: skip
 
 

@@ -134,10 +134,18 @@ def is_question(sentence: str) -> bool:
     return stripped.endswith("?")
 
 
+# A request for the user's details, said without a question mark.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|great|thanks|sure)\W+)?(?:please\s+|kindly\s+)?(?:share|give|tell|send|"
+    r"provide|confirm|spell|read out|let me (?:have|know))\s+(?:me\s+|us\s+)?(?:with\s+)?your\b",
+    re.I,
+)
+
+
 def question_kind(sentence: str) -> str:
     """'wh' (what, which, when …), 'alt' (this or that?), 'yn' (yes or no), or '' (no question)."""
     if not is_question(sentence):
-        return ""
+        return "wh" if _REQUEST.search(sentence) else ""  # "Please share your consumer number."
     last = sentence.split(",")[-1]
     asks_yn = YES_NO.match(last) and not _INDIRECT.match(last)  # "Do you know when …?" asks when
     if (WH.search(last) and not asks_yn) or WH.match(sentence.strip()):

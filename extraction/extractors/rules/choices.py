@@ -64,7 +64,8 @@ _SAYINGS: Table = {
             "store pickup",
         ),
         r"collect (?:it|them|myself|in store|from (?:the|your))|(?:i'll|i will|i can|i'd) "
-        r"collect|pick (?:it|them) up|come (?:in|by) for (?:it|them)|call in for (?:it|them)",
+        r"collect|pick (?:it|them) up|come (?:in|by) for (?:it|them)|call in for (?:it|them)|"
+        r"(?:i'll|i will|i can|we'll|we will|we can) (?:come|pop|drop) (?:in|by|round)",
     ),
     "delivery": (
         ("delivery", "delivered", "home delivery", "deliver", "courier", "post", "shipping"),

@@ -8,9 +8,11 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 
 from extraction.extractors.rules.dates import dates_in
+from extraction.extractors.rules.fields import stem
 from extraction.extractors.rules.mentions import Mention
 
 # "today", "tonight": when to call or come by more often than a field's date
@@ -127,3 +129,19 @@ def a_step_before(mention: Mention, held: str | None, turn: str, now: datetime.d
     except ValueError:
         return False
     return now.date() < held_day and (held_day - offered).days >= _STEP_DAYS
+
+
+# What else a day gets booked for: "an exit interview", "a tasting", "a call".
+_OCCASION = re.compile(
+    r"\b(interview|tasting|call|meeting|viewing|session|inspection|consultation|fitting|demo|"
+    r"lesson|trial|tour|chat|check-?up|review|survey|induction|orientation|assessment)s?\b",
+    re.I,
+)
+
+
+def another_occasion(text: str, words: Mapping[str, float]) -> bool:
+    """Whether ``text`` books a day for an occasion none of a date field's ``words`` names ("I'll
+    book an exit interview for Tuesday" for a last working day): that day is not the field's."""
+    found = _OCCASION.search(text)
+    said = stem(found.group(1).lower()) if found else ""
+    return bool(said) and not any(w.startswith(said) for w in words)  # "callback" is a call

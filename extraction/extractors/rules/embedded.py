@@ -8,6 +8,7 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
+from extraction.extractors.rules.acts import question_kind
 from extraction.extractors.rules.fields import Profile
 from memory.embedding import embed
 
@@ -31,7 +32,7 @@ def embed_sentences(turns: list[WindowTurn], fields: list[Profile]) -> dict[str,
     for turn in turns:
         said = sentences(turn.text)
         if turn.role == "assistant":
-            questions = [s for s in said if s.rstrip().endswith("?")]
+            questions = [s for s in said if question_kind(s)]  # "?", or "Please share your …"
             wanted |= set(questions[-1:])  # a statement is read by its words only
         elif turn.role == "user":
             wanted |= {

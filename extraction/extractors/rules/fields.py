@@ -234,7 +234,7 @@ def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]
     qualifiers, _ = _qualifier_kind(f)
     for template in _templates([str(e) for e in f.get("examples") or []], qualifiers):
         for w in template.before:
-            if w not in GENERIC and len(w) > 2:
+            if w not in GENERIC and len(stem(w)) > 2:  # not "he" of "he's in Year 2"
                 words.setdefault(stem(w), 1.0)
         if not template.before and template.value[:1].isupper():
             for w in content_words(template.value):  # an example value ("Prestige") names it

@@ -57,6 +57,11 @@ _INDIFFERENT = re.compile(
     r"\b(?:don't mind|do not mind|doesn't matter|does not matter|either (?:is|works|way|one)|"
     r"whichever|no preference|not fussed|any is fine|anything is fine)\b"
 )
+_BARE_NO = re.compile(
+    r"\W*(?:no|nope|nah|none|not really|no,? (?:i|we) (?:don't|do not)(?: have (?:one|any))?)"
+    r"(?:,? (?:thanks|thank you|sorry))?\W*$"
+)
+_NONE_CHOICE = re.compile(r"none|no|nothing|not applicable|n/?a|no \w+")
 _INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pref)\b", re.I)
 
 
@@ -117,6 +122,9 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
     if not out and _INDIFFERENT.search(lowered):  # "don't mind really": the choice that says so
         out = [Mention("enum", c, 0, len(lowered), f"indifferent: '{c}'") for c in choices
                if _INDIFFERENT_CHOICE.search(c)][:1]  # fmt: skip
+    if not out and _BARE_NO.match(lowered):  # "Any pet insurance?" — "Nope.": the choice "none"
+        out = [Mention("enum", c, 0, len(lowered), f"a bare no: '{c}'") for c in choices
+               if _NONE_CHOICE.fullmatch(c.lower())][:1]  # fmt: skip
     if out:
         return out
     # "it finally arrived": a status said in other words, the last one the sentence says

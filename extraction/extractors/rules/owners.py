@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import denies, question_kind
 from extraction.extractors.rules.amounts import priced, quotes
-from extraction.extractors.rules.date_fields import SAME_DAY, wrong_time
+from extraction.extractors.rules.date_fields import SAME_DAY, another_occasion, wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
-from extraction.extractors.rules.mentions import Mention, typed_mentions
+from extraction.extractors.rules.mentions import BARE, Mention, typed_mentions
 from extraction.extractors.rules.strings import after_cue, proper_nouns
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         if mention.type == "date" and not near and SAME_DAY.search(mention.how):
             continue  # "Can the tutor call you today?": when to call, not the field's date
         wide, wide_word = cue_score(profile, turn)
+        if mention.type == "date" and not (near or wide) and another_occasion(turn, profile.words):
+            continue  # "I'll set up a tasting. They have a slot on Saturday?": not the wedding
         local = (
             cue_score(profile, sentence[since : mention.start])[0]
             if mention.type != "enum"
@@ -125,6 +127,11 @@ _TAKEN_UP = re.compile(
 )
 
 
+def _said_exactly(mention: Mention) -> bool:
+    """An amount with its currency, a date with its day: "£42k", "Monday the 16th"."""
+    return mention.how != BARE and (mention.type != "date" or bool(re.search(r"\d", mention.how)))
+
+
 def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]:
     """The user's offers ("Monday is possible?") the agent takes up ("Monday the 23rd, between 8
     and 12."): written as the user's, citing both turns. Refused ("Sorry, Monday is full"), none."""
@@ -136,9 +143,12 @@ def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]
     )
     out = []
     for claim in offered:
-        if _TAKEN_UP.search(agent.text) or any(m.value == claim.value for m in restated):
+        said_back = any(m.value == claim.value and (not claim.why.get("near") or _said_exactly(m))
+                        for m in restated)  # fmt: skip  # near a field: "£42k", "Monday the 16th"
+        if said_back or (_TAKEN_UP.search(agent.text) and not claim.why.get("near")):
             claim.turns = [*claim.turns, agent]
-            claim.why["cue"] = "the user asked for it; the agent took it up"
+            claim.why["cue"] = ("the agent said it back" if claim.why.get("near")
+                                else "the user asked for it; the agent took it up")  # fmt: skip
             claim.order = (index, 0)
             out.append(claim)
     return out

@@ -18,6 +18,7 @@ from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
 from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, quotes
+from extraction.extractors.rules.date_fields import another_occasion
 from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
 from extraction.extractors.rules.owners import (
@@ -148,6 +149,8 @@ def _rank(
         if manner and profile.type == "string" and not profile.how:
             continue  # "How do you keep up with your goals?" asks how, not which goal
         words, word = cue_score(profile, question)
+        if profile.type == "date" and not word and another_occasion(question, profile.words):
+            continue  # "I'll book an exit interview for Tuesday, ok?" asks no last working day
         words += _prior(question, profile, words)
         sim = similarity(profile, vector) if vector is not None else 0.0
         theirs = _THEIR_NAME.search(question) and not _YOUR_NAME.search(question)
@@ -259,6 +262,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                                   bare_money=bare or bool(MONEY_WORDS.search(sentence)),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
+                  and not (m.type == "number" and _LIMIT.search(sentence, 0, m.start))  # "under 35 kilos"
                   if (o := owner(m, sentence, turn.text, fields, prompt, things,
                                   max([0] + [n.end for n in mentions if n.type == m.type and n.end <= m.start]),
                                   (bool(questions) and _offers(question)) or offer))]  # fmt: skip
@@ -331,6 +335,7 @@ _THIRD_PERSON = re.compile(r"\W*(?:he|she|his|her)\b(?!\s+(?:you|the user)\b)", 
 _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
+_LIMIT = re.compile(r"\b(?:under|over|above|below|at least|at most|up to|more than|less than|takes|holds|fits|seats)\s+$", re.I)  # fmt: skip
 _OR = re.compile(r"\bor\b", re.I)
 # "Shall we add one more session?": how many are added, not how many there are
 _MORE = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b(?![\s-]+large)", re.I)

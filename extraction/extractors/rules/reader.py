@@ -336,9 +336,9 @@ def typed_claims(
                 points, best = ACCEPT, before[-1].profile  # Actually, make that £4,000"
                 why["corrects"] = str(before[-1].value)
             if points < ACCEPT:
-                ctx.dropped.append(
-                    Dropped(mention.value, f"no field: best {best.key} {points:.2f}", ctx.turn)
-                )
+                near = points >= ACCEPT / 2 and mention.type in ("money", "date")  # "go to 42"
+                ctx.dropped.append(Dropped(mention.value, f"no field: best {best.key} {points:.2f}" + " (written if the agent says it back)" * near, ctx.turn))  # fmt: skip
+                ctx.offered += [Claim(best, mention.value, "explicit", [ctx.turn], (ctx.index, s_start + mention.start), {**why, "near": True}, clause=sentence)] * near  # fmt: skip
                 continue
             owner = third_party(clause, ctx.words)
             local = mention.start - a  # the value's place in its clause

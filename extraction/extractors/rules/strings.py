@@ -264,9 +264,19 @@ _EG = re.compile(
 _A_CODE = r"(?-i:[A-Z]{0,4})[-/]?\d[\w/-]{3,}"
 
 
-def _code_after_word(profile: Profile, clause: str) -> tuple[str, str, int] | None:
+def _holds_codes(profile: Profile) -> bool:
     examples = [str(e) for e in profile.field.get("examples") or []] + _EG.findall(profile.about)
-    if not (CODE_KEY.search(profile.key) or any(_CODE.fullmatch(e.strip()) for e in examples)):
+    return bool(CODE_KEY.search(profile.key)) or any(_CODE.fullmatch(e.strip()) for e in examples)
+
+
+def code_in_reply(profile: Profile, reply: str) -> str | None:
+    """The one code a reply gives for a field of codes ("Lisa Chen, E31905." for a staff ID)."""
+    found = re.findall(rf"\b{_A_CODE}\b", reply) if _holds_codes(profile) else []
+    return found[0] if len(found) == 1 else None
+
+
+def _code_after_word(profile: Profile, clause: str) -> tuple[str, str, int] | None:
+    if not _holds_codes(profile):
         return None
     words = sorted((w for w, weight in profile.words.items() if weight > 0 and len(w) > 1), key=len)
     if not words:
@@ -341,3 +351,33 @@ def replaced(clause: str, old_values: list[str]) -> tuple[str, str] | None:
                 if new and new.lower() != old.lower():
                     return new, old
     return None
+
+
+# What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
+_EVENT = re.compile(
+    r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
+    r"christening|engagement|party|leaving|farewell|surprise|hen|stag|baby|shower|memorial"
+)
+
+
+def their_occasion(profile: Profile, reply: str, end: int) -> bool:
+    """ "What's the occasion?" — "My mum's 60th": a relative's occasion that is the answer, not
+    their value of the field ("my husband's job is …") nor what they are ("my wife's a nurse")."""
+    after = re.match(r"\s+([a-z0-9]+)", reply[end:], re.I) if reply[:end].endswith("'s") else None
+    word = after.group(1).lower() if after else ""
+    return bool(_EVENT.fullmatch(word)) and stem(word) not in profile.words
+
+
+_NO_SPACES = re.compile(r"\b(?:digits only|without (?:spaces|dashes)|no (?:spaces|dashes))\b", re.I)
+
+
+def as_the_field_asks(profile: Profile, value: object) -> object:
+    """A code written the way the field's description asks ("digits only", "without spaces"):
+    "1120 4587 3321" is stored as 112045873321."""
+    if (
+        profile.type != "string"
+        or not isinstance(value, str)
+        or not _NO_SPACES.search(profile.about)
+    ):
+        return value
+    return re.sub(r"[\s-]", "", value) if re.fullmatch(r"[\w][\w\s-]*\d[\w\s-]*", value) else value

@@ -20,10 +20,17 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.addresses import own_address
-from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, stem
+from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
-from extraction.extractors.rules.strings import after_cues, answer_phrase, proper_nouns, replaced
+from extraction.extractors.rules.strings import (
+    after_cues,
+    answer_phrase,
+    code_in_reply,
+    proper_nouns,
+    replaced,
+    their_occasion,
+)
 from extraction.values import EMAIL, PHONE, is_phone
 
 
@@ -63,14 +70,6 @@ def name_claims(ctx: Context) -> list[Claim]:
     return out
 
 
-def _their_thing(profile: Profile, reply: str, end: int) -> bool:
-    """ "What's the occasion?" — "My mum's 60th": a relative's occasion that is the answer, not
-    their value of the field ("my husband's job is …") nor what they are ("my wife's a nurse")."""
-    after = re.match(r"\s+([a-z0-9]+)", reply[end:], re.I) if reply[:end].endswith("'s") else None
-    word = after.group(1).lower() if after else ""
-    return bool(_EVENT.fullmatch(word)) and stem(word) not in profile.words
-
-
 # A field that holds someone other than the user: "My sister, Hannah Clarke" answers it.
 _SOMEONE_ELSE = re.compile(
     r"\b(?:contact|next of kin|guardian|guarantor|referee|reference|emergency|spouse|partner|nominee|"
@@ -88,17 +87,13 @@ _AVOIDED = re.compile(
 )
 _NO_THANKS = re.compile(
     rf"^\W*no\b[,.!]?\s+(?:{_NOT_A_NO}|i|we|it's|that's|all|nothing|not|hurry|pressure)\b", re.I)  # fmt: skip
+_FIX = re.compile(r"^\W*(?:no|sorry|actually|i mean|no wait|wait)\W+(?=\w)", re.I)  # "No, Thursday."  # fmt: skip
 _A_PERSON = re.compile(r"\b(?:name|person|who|whom)\b", re.I)
 # Another value put in place of the one offered: "I'd prefer Asakusa", "rather Porto"
 _PREFERS = re.compile(
     r"^\W*(?:no,?\s+)?(?:(?:i|we)(?:'d| would)\s+(?:prefer|rather(?: have)?)|rather)\s+"
     r"(?:(?:the|to stay (?:at|in)|to go (?:with|to)|somewhere in|to see)\s+)?(?=(?-i:[A-Z]))", re.I
 )  # fmt: skip  # the one preferred, named right after: not "if you asked Mark first"
-# What a relative's occasion is called: "my mum's 60th", "my brother's wedding".
-_EVENT = re.compile(
-    r"\d+(?:st|nd|rd|th)?|birthday|wedding|anniversary|retirement|graduation|funeral|"
-    r"christening|engagement|party|leaving|farewell|surprise|hen|stag|baby|shower|memorial"
-)
 
 
 def answer_claims(
@@ -124,10 +119,14 @@ def answer_claims(
         for k, v in current.items()
     ):
         return []  # nor does a question naming no field replace a held value by its wh-word
+    if code := code_in_reply(profile, text):  # "Lisa Chen, E31905." for a staff ID
+        return [text_claim(ctx, profile, code, text_source(ctx, text), 0, {"cue": "a code in the reply", "answers": cue})]  # fmt: skip
     said = sentences(text)
     filler = bool(said) and bool(_FILLER.fullmatch(said[0]))  # "Certainly. It is HH-2209."
     if len(said) > 1 and (denies(said[0]) or small_talk(said[0]) or filler):
         text = " ".join(said[1:])  # "DLF is too pricey. M3M or Godrej, whichever."
+    elif len(said) > 1 and (fix := next((s for s in said[1:] if _FIX.match(s)), None)):
+        text = _FIX.sub("", fix, count=1)  # "Tuesday. No, Thursday. Tuesday he has swimming."
     elif (prefers := _PREFERS.search(text)) and proper_nouns(text[prefers.end() :]):
         text = text[prefers.end() :]  # "Shinjuku?" — "I'd prefer Asakusa, it's quieter."
     elif _NO_THANKS.match(text) or (
@@ -173,7 +172,7 @@ def answer_claims(
         owner
         and not profile.qualified
         and not someone
-        and not _their_thing(profile, first, owner.end())
+        and not their_occasion(profile, first, owner.end())
     ):
         ctx.dropped.append(Dropped(first, "an answer about someone else", ctx.turn))
         return []
