@@ -87,12 +87,22 @@ def find_numbers(text: str) -> list[tuple[float, int, int]]:
 # A number said as a booking's, an account's or a ticket's is no phone number and no amount
 # ("PNR 4521879001", "claim 90114", "savings ending 4821", "card ending in 0932")
 A_CODE_BEFORE = re.compile(
-    r"\b(?:pnr|ref|reference|booking|order|ticket|account|policy|claim|invoice|tracking|"
-    r"consumer|customer|member|serial|employee|staff|case|complaint|application|"
-    r"passport|licen[cs]e)\W*(?:no\.?|number|id|#)?\W*(?:(?:is|was)\s+)?$"
-    r"|\b(?:ending|ends)(?: in| with)?\W*$|\blast (?:four|4)(?: digits)?(?: (?:are|is))?\W*$",
+    r"\b(?:pnr|ref|(?<!for )reference|booking|order|ticket|account|policy|claim|invoice|tracking|"
+    r"consumer|customer|member|serial|employee|staff|(?<!any )case|complaint|application|passport|"
+    r"licen[cs]e)(?:\s*(?:no\.?|number|id|#)(?:\s*(?:is|was|:))?)?[\s:#-]*$"
+    r"|\b(?:ending|ends)(?: in| with)?[\s:]*$|\blast (?:four|4)(?: digits)?(?: (?:are|is))?[\s:]*$",
     re.I,
-)
+)  # not "my claim is 2500 pounds", "the whole order, £1250", "in any case, 2000"
+
+
+def names_a_code(before: str, digits: str) -> bool:
+    """Whether ``digits``, said after ``before``, name a thing: after a code word, with five
+    digits or more or a word that marks a code ("number", "no.", "#", "ending") — "claim 90114",
+    "ticket no. 4471", "ending 4821"; not "claim 2500, that's what the plumber charged"."""
+    found = A_CODE_BEFORE.search(before[-40:])
+    if found is None:
+        return False
+    return len(digits) >= 5 or bool(re.search(r"no\.?|number|id|#|end|last", found.group(0), re.I))
 
 
 def is_phone(text: str, match: re.Match[str]) -> bool:

@@ -39,7 +39,7 @@ def _facts(turns: list[tuple[str, str]], fields: list[dict[str, Any]], hours: fl
 
 @pytest.mark.parametrize(
     ("hours", "currency"),
-    [(5.5, "INR"), (10, "AUD"), (13, "NZD"), (-5, "USD"), (1, None), (8, None)],
+    [(5.5, "INR"), (10, "AUD"), (13, "NZD"), (-5, "USD"), (-6, None), (1, None), (8, None)],
 )
 def test_an_amount_said_without_a_currency_takes_the_users_clocks(
     hours: float, currency: str | None
@@ -305,8 +305,8 @@ def test_a_bare_number_near_the_held_reading_is_the_new_reading() -> None:
 def test_a_day_that_barely_names_its_field_is_written_when_the_agent_says_it_back_with_its_date() -> (
     None
 ):
-    fields = [{"key": "settlement_date", "description": "Date the loan settles and the money is paid out",
-               "category": "temporal", "type": "date"}]  # fmt: skip
+    fields = [{"key": "settlement_date", "category": "temporal", "type": "date",
+               "description": "Date the purchase settles / completes / registers, when the loan funds must be ready"}]  # fmt: skip
     said = ("u", "good. registration is fixed on coming monday")
     turns = [
         ("a", "Any news?"),
@@ -316,4 +316,7 @@ def test_a_day_that_barely_names_its_field_is_written_when_the_agent_says_it_bac
     ]
     assert _facts(turns, fields, 5.5) == {"settlement_date": "2026-03-30"}
     turns = [("a", "Any news?"), said, ("a", "From Monday then, okay."), ("u", "ok")]
-    assert _facts(turns, fields, 5.5) == {}
+    assert _facts(turns, fields, 5.5) == {}  # said back without its day
+    other = [("a", "Any news?"), ("u", "my interview with another firm is coming monday"),
+             ("a", "Monday the 30th, good luck!")]  # fmt: skip
+    assert _facts(other, fields, 5.5) == {}  # a day of another occasion

@@ -27,6 +27,7 @@ from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, deni
 from extraction.extractors.rules.affiliation import affiliation_claims
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.booleans import boolean_claims
+from extraction.extractors.rules.code_fields import as_the_field_asks
 from extraction.extractors.rules.currency import (
     currencies_named,
     default_currency,
@@ -45,7 +46,7 @@ from extraction.extractors.rules.keep import (
     said_as_a_code,
 )
 from extraction.extractors.rules.measures import field_amounts
-from extraction.extractors.rules.mentions import typed_mentions
+from extraction.extractors.rules.mentions import A_BARE_NO, asks_having, typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
     WORD,
@@ -64,7 +65,6 @@ from extraction.extractors.rules.readings import near_held
 from extraction.extractors.rules.relatives import kin_claims
 from extraction.extractors.rules.spelled import spell_out
 from extraction.extractors.rules.stretch import stretch
-from extraction.extractors.rules.strings import as_the_field_asks
 from extraction.extractors.rules.texts import (
     answer_claims,
     cue_claims,
@@ -236,9 +236,12 @@ class _Reader:
                 or any(p.type == "money" and p.key_words & set(content_words(sentence))
                        for p in self.fields)
             )  # fmt: skip
-            said.append((sentence, at, typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields,
-                                                        self.currency, bare_money=bare, context=context,
-                                                        counted=counted and not asked_money)))  # fmt: skip
+            found = typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields, self.currency,
+                                   bare_money=bare, context=context, counted=counted and not asked_money)  # fmt: skip
+            having = bool(prompt and asks_having(prompt.turn.text))  # "Any insurance?" — "Nope."
+            said.append(
+                (sentence, at, [m for m in found if having or not m.how.startswith(A_BARE_NO)])
+            )
         self.note_money(ctx.turn.text)
         if prompt and prompt.proposals:  # "Thursday please": the Thursday offered
             said = [

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from extraction.text import NUMBER_WORDS
-from extraction.values import A_CODE_BEFORE
+from extraction.values import names_a_code
 
 UNITS = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "lakh": 1e5, "lakhs": 1e5, "lac": 1e5,
          "lacs": 1e5, "l": 1e5, "lpa": 1e5, "crore": 1e7, "crores": 1e7, "cr": 1e7,
@@ -158,9 +158,7 @@ def _is_time_or_id(text: str, start: int, end: int) -> bool:
         r"(after|before|at|by|around)\s$", before
     ):
         return True
-    if re.fullmatch(r"\d{4,}", text[start:end]) and A_CODE_BEFORE.search(
-        text[max(0, start - 40) : start]
-    ):
+    if re.fullmatch(r"\d{4,}", text[start:end]) and names_a_code(text[:start], text[start:end]):
         return True  # "claim 90114", "savings ending 4821": digits that name (not "claim 500")
     return bool(re.search(r"[-#/]$|no\.?\s$|number\s$", before) or re.match(r"[-/]\w", after))
 
@@ -251,7 +249,7 @@ def quotes(sentence: str, currency: str | None) -> bool:
     amounts = [a for a in money_in(sentence, currency) if a.explicit and a.currency
                and _CURRENCY_SAID.search(sentence[max(0, a.start - 4) : a.end + 10])]  # fmt: skip
     if any(_READ_BACK_END.fullmatch(sentence[a.end :]) and re.search(r",\s*$", sentence[: a.start])
-           for a in amounts):  # fmt: skip
+           and not _PART_PAID.search(sentence[: a.start].rstrip(", ").split(",")[-1]) for a in amounts):  # fmt: skip
         return True  # "Thursday at 8am, front pads and rotors, $412.": a booking read back
     return any(_PRICED_AT.search(sentence, 0, a.start) for a in amounts) or any(
         (m.end() <= a.start and a.start - m.end() <= 40)
@@ -281,6 +279,9 @@ _PRICED_AT = re.compile(
 )
 
 
+_PART_PAID = re.compile(
+    r"\b(?:deposit|paid|fee|refund|charge|advance|balance)\b", re.I
+)  # not the total
 _READ_BACK_END = re.compile(r"\s*(?:in total|total|all in)?\s*[.!]?\s*", re.I)
 _IF = re.compile(r"\b(?:if|unless|otherwise|most customers|most people|usually)\b", re.I)
 _RANGE = re.compile(

@@ -65,7 +65,7 @@ _SAYINGS: Table = {
         ),
         r"collect (?:it|them|myself|in store|from (?:the|your))|(?:i'll|i will|i can|i'd) "
         r"collect|pick (?:it|them) up|come (?:in|by) for (?:it|them)|call in for (?:it|them)|"
-        r"(?:i'll|i will|i can|we'll|we will|we can) (?:come|pop|drop) (?:in|by|round)",
+        r"(?:i'll|i will|we'll|we will) (?:come|pop|drop) (?:in|by|round)(?! (?:to|and) (?!collect|pick))",
     ),
     "delivery": (
         ("delivery", "delivered", "home delivery", "deliver", "courier", "post", "shipping"),

@@ -10,19 +10,25 @@ from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.amounts import money_in
-from extraction.extractors.rules.places import DOLLARS, US_DOLLAR_SAID, place_currency
+from extraction.extractors.rules.places import (
+    DOLLARS,
+    US_DOLLAR_SAID,
+    place_currencies,
+    place_currency,
+)
 
 if TYPE_CHECKING:
     from extraction.extractors.rules.reader import Claim
 
 
-# UTC offsets (minutes east) that, standard or summer time, almost everyone keeping them pays in
-# one currency: India, Nepal, Australia's zones, New Zealand, and the United States' (which
-# Canada and Mexico share: "$" is read as the US dollar there anyway). A clock at +1:00 or
-# +8:00 says nothing: many currencies keep it.
+# UTC offsets (minutes east) that, standard or summer time, most of those keeping them pay in
+# one currency: India, Nepal, Australia's zones, New Zealand; the United States' where they are
+# most of those keeping it (not -6:00: Mexico and Central America; Canada shares the others,
+# and a Canadian city named says CAD). Not +0:00, +1:00 or +8:00 (many currencies). A place
+# the conversation names in another currency silences the clock (``_clock``).
 _ZONES = {330: "INR", 345: "NPR", 570: "AUD", 600: "AUD", 630: "AUD", 660: "AUD", 720: "NZD",
-          780: "NZD", -240: "USD", -300: "USD", -360: "USD", -420: "USD", -480: "USD",
-          -540: "USD", -600: "USD"}  # fmt: skip
+          780: "NZD", -240: "USD", -300: "USD", -420: "USD", -480: "USD", -540: "USD",
+          -600: "USD"}  # fmt: skip
 
 
 def zone_currency(turns: list[WindowTurn]) -> str | None:
@@ -39,7 +45,15 @@ def zone_currency(turns: list[WindowTurn]) -> str | None:
 def local_currency(turns: list[WindowTurn], current: Mapping[str, str]) -> str | None:
     """The currency of where the conversation is: of the places it names and the user's stored
     place values, else of the user's clock."""
-    return place_currency([t.text for t in turns], current.values()) or zone_currency(turns)
+    return place_currency([t.text for t in turns], current.values()) or _clock(turns)
+
+
+def _clock(turns: list[WindowTurn]) -> str | None:
+    """The clock's currency, unless the conversation names a place that pays in another ("I live
+    in Calgary" at -5:00): a place said once is not outvoted by the clock."""
+    zone = zone_currency(turns)
+    named = place_currencies(t.text for t in turns)
+    return zone if zone and named <= {zone} else None
 
 
 def currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
@@ -93,7 +107,7 @@ def default_currency(
         for amount in money_in(text):
             if amount.currency:
                 return amount.currency
-    if zone := zone_currency(turns):
+    if zone := _clock(turns):
         return zone
     examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
     currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}

@@ -145,3 +145,22 @@ def another_occasion(text: str, words: Mapping[str, float]) -> bool:
     found = _OCCASION.search(text)
     said = stem(found.group(1).lower()) if found else ""
     return bool(said) and not any(w.startswith(said) for w in words)  # "callback" is a call
+
+
+# A day of something ending or of another occasion: "my contract ends coming friday"
+_ENDS = re.compile(r"\b(?:ends?|ending|finish(?:es)?|expires?|closes?)\b", re.I)
+
+
+def said_back_writes(
+    mention: Mention, share: float, sentence: str, words: Mapping[str, float]
+) -> bool:
+    """Whether a value the user said that names its field weakly (``share`` of the points a
+    field needs) may be written once the agent says it back exactly: an amount at half the
+    points; a day at four fifths, and not a day of another occasion or of something ending
+    ("my interview is coming monday", "my contract ends friday" for a start date)."""
+    if mention.type == "money":
+        return share >= 0.5
+    if mention.type != "date" or share < 0.8 or another_occasion(sentence, words):
+        return False
+    ending = _ENDS.search(sentence)
+    return not ending or any(w.startswith(stem(ending.group(0).lower())[:3]) for w in words)

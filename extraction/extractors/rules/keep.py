@@ -10,8 +10,7 @@ from extraction.extractors.rules.acts import takes_back
 from extraction.extractors.rules.fields import TIME_UNITS, Profile
 from extraction.extractors.rules.mentions import Mention, day_of_month
 from extraction.extractors.rules.reader import Claim, same_value
-from extraction.extractors.rules.strings import CODE_KEY
-from extraction.values import A_CODE_BEFORE
+from extraction.values import names_a_code
 from schemas.validation import ValidationFailed, fact_value_validate
 
 # A total after its parts: the value the field holds is the sum, not the last part.
@@ -187,6 +186,9 @@ def _a_speakers_name(claim: Claim) -> bool:
 _CODED = re.compile(r"\s*(?:[A-Za-z]{1,4}[.-]?\s*)?[+#]?\d[\d\s().-]*[A-Za-z]{0,2}\s*")
 
 
+_PLACE_OR_NAME = re.compile(r"city|town|place|country|suburb|area|location|destination|name", re.I)
+
+
 def _unlike_examples(claim: Claim) -> bool:
     """A text value without a digit for a field whose every example is a number or a code:
     "vegetarian" for a seat, "same po yes" for a PO number, "thats me" for a phone; a code for a
@@ -196,12 +198,13 @@ def _unlike_examples(claim: Claim) -> bool:
         return False
     if (
         claim.profile.proper
+        and _PLACE_OR_NAME.search(f"{claim.profile.key} {claim.profile.about}")
         and not any(re.search(r"\d", e) for e in examples)
         and re.fullmatch(r"[A-Za-z]{1,4}-?\d{3,}[A-Za-z\d]*", str(claim.value).strip())
     ):
         return True  # "my order OD4412" is no city, and no one's name
-    if CODE_KEY.search(claim.profile.key) and not re.search(r"\d", str(claim.value)):
-        return True  # "event" for a policy number
+    if re.search(r"_(?:number|no)$", claim.profile.key) and not re.search(r"\d", str(claim.value)):
+        return True  # "event" for a policy number (a booking_ref or promo_code may be letters)
     if not examples:
         return False
     coded = all(_CODED.fullmatch(e) for e in examples)
@@ -239,8 +242,12 @@ def said_as_a_code(claim: Claim, turns: list[WindowTurn]) -> bool:
     if not isinstance(amount, int | float) or amount < 1000 or not float(amount).is_integer():
         return False
     digits = f"{amount:.0f}"
+    if claim.clause and re.search(
+        rf"[$€£₹]\s?{digits}\b|\b{digits}\s?(?:pounds|dollars|euros|rupees)", claim.clause
+    ):
+        return False  # "refund £1499 to the card ending 1499": said as an amount where it was read
     return any(
-        A_CODE_BEFORE.search(t.text[max(0, m.start() - 40) : m.start()])
+        names_a_code(t.text[: m.start()], digits)
         for t in turns
         for m in re.finditer(rf"(?<![\d,.]){digits}(?![\d,.]\d)", t.text)
     )

@@ -13,7 +13,7 @@ from extraction.extractors.rules.choices import said_choices, turned_down
 from extraction.extractors.rules.dates import dates_in
 from extraction.extractors.rules.fields import GENERIC, Profile, cue_score, stem
 from extraction.extractors.rules.states import hoped, is_status, said_states, unsure
-from extraction.values import A_CODE_BEFORE
+from extraction.values import names_a_code
 
 BHK = re.compile(r"\b(\d+)\s?-?\s?(bhk|bed(room)?s?|br)\b", re.I)
 
@@ -61,6 +61,20 @@ _BARE_NO = re.compile(
     r"\W*(?:no|nope|nah|none|not really|no,? (?:i|we) (?:don't|do not)(?: have (?:one|any))?)"
     r"(?:,? (?:thanks|thank you|sorry))?\W*$"
 )
+A_BARE_NO = "a bare no:"
+# A question whether the user has the thing at all ("Do you have pet insurance?", "Any
+# allergies?"), which a bare no answers with "none"; not "Are you happy on basic cover?"
+_HAVING = re.compile(
+    r"\b(?:(?:do|does) (?:you|he|she|they|it) have|have (?:you|they|he|she) got|is there|are there|"
+    r"any)\b",
+    re.I,
+)
+
+
+def asks_having(question: str) -> bool:
+    return bool(_HAVING.search(question))
+
+
 _NONE_CHOICE = re.compile(r"none|no|nothing|not applicable|n/?a|no \w+")
 _INDIFFERENT_CHOICE = re.compile(r"\b(?:no preference|either|any|flexible|no pref)\b", re.I)
 
@@ -123,7 +137,7 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
         out = [Mention("enum", c, 0, len(lowered), f"indifferent: '{c}'") for c in choices
                if _INDIFFERENT_CHOICE.search(c)][:1]  # fmt: skip
     if not out and _BARE_NO.match(lowered):  # "Any pet insurance?" — "Nope.": the choice "none"
-        out = [Mention("enum", c, 0, len(lowered), f"a bare no: '{c}'") for c in choices
+        out = [Mention("enum", c, 0, len(lowered), f"{A_BARE_NO} '{c}'") for c in choices
                if _NONE_CHOICE.fullmatch(c.lower())][:1]  # fmt: skip
     if out:
         return out
@@ -203,9 +217,8 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 sentence, number.start, number.end, day_named
             ):
                 continue
-            if re.fullmatch(
-                r"\d{4,}", sentence[number.start : number.end]
-            ) and A_CODE_BEFORE.search(sentence[max(0, number.start - 40) : number.start]):
+            written = sentence[number.start : number.end]
+            if re.fullmatch(r"\d{4,}", written) and names_a_code(sentence[: number.start], written):
                 continue  # "consumer number is 410012345678": it names, it counts nothing
             if _CHANGED_BY.search(sentence[: number.start]):
                 continue  # "I've lost 7 kilos", "Zain's side added 20": by how much, not how much
@@ -309,6 +322,12 @@ def own_words(said: list[Mention], mention: Mention, clause: str, sentence: str,
 _THING_OF = re.compile(
     r"\b(?:a|an|the|my|your|their|his|her|our)\s+([a-z]+)\s+of\s+(?:about\s+|around\s+)?\W?$"
 )
+
+
+def names_one(things: list[str], text: str) -> bool:
+    """Whether the text names one of the things (a field's qualifiers, the people it has facts of)."""
+    lowered = text.lower()
+    return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in things)
 
 
 def its_thing(profile: Profile, before: str) -> bool:

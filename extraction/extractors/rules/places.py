@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 MIN_POPULATION = 15_000
@@ -27,7 +27,7 @@ US_DOLLAR_SAID = re.compile(r"\b(?:usd|us ?\$|u\.s\.? dollars?|us dollars?|ameri
 # whole of them names one.
 _LOCATING = r"in|at|from|to|near|around|outside|into|via"
 _AFTER = re.compile(
-    rf"(?:\b(?:{_LOCATING}|of)\s+(?:the\s+)?|(?P<comma>,\s*))"
+    rf"(?:\b(?i:{_LOCATING}|of)\s+(?:the\s+)?|(?P<comma>,\s*))"  # "From Toronto." too
     r"(?P<name>[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019.-]*){0,2})"
 )
 # "Singapore dollars", "Aussie dollars": the currency by the people's name for it.
@@ -75,6 +75,14 @@ def _places() -> tuple[dict[str, str], dict[str, str]]:
     return places, currency
 
 
+def _names(text: str) -> Iterator[str]:
+    """The lower-case names a text gives places by, after a locative word."""
+    for match in _AFTER.finditer(text):
+        if match.group("comma") and not _LISTED.search(text[: match.start()]):
+            continue
+        yield match.group("name").rstrip(".").lower().removesuffix("'s").removesuffix("\u2019s")
+
+
 def places_named(texts: Iterable[str]) -> Counter[str]:
     """ISO country codes of the places the texts name after a locative word, with counts."""
     places, _ = _places()
@@ -82,16 +90,17 @@ def places_named(texts: Iterable[str]) -> Counter[str]:
     for text in texts:
         for match in _DOLLAR_OF.finditer(text):
             found[_WHO[match.group("who").lower()]] += 2
-        for match in _AFTER.finditer(text):
-            if match.group("comma") and not _LISTED.search(text[: match.start()]):
-                continue
-            name = (
-                match.group("name").rstrip(".").lower().removesuffix("'s").removesuffix("\u2019s")
-            )
+        for name in _names(text):
             country = places.get(name)  # the whole name: "Salt Lake" is not Salt (Spain)
             if country is not None:
                 found[country] += 1
     return found
+
+
+def place_currencies(texts: Iterable[str]) -> set[str]:
+    """The currencies of the places the texts name, however often."""
+    _, currency = _places()
+    return {currency[c] for c in places_named(texts) if c in currency}
 
 
 def place_currency(texts: Iterable[str], values: Iterable[str] = ()) -> str | None:

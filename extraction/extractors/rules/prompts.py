@@ -311,9 +311,10 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
                 if (
                     _THIRD_PERSON.match(sentence)
                     and RELATIVE.search(before)
+                    and profile.type == "enum"
                     and not profile.qualified
                 ):
-                    continue  # "my buddy…" — "He can call anytime": the buddy's, not the user's
+                    continue  # "my buddy…" — "He can call anytime": how the buddy is reached
                 if price and not offer and (several_prices(owners, profile, sentence) or (
                         into is prompt.proposals and questions and not _PROCEED.search(question)
                         and not CLOSER.match(question))):  # fmt: skip

@@ -31,7 +31,12 @@ from extraction.extractors.rules.acts import (
     third_party,
     to_come,
 )
-from extraction.extractors.rules.date_fields import SAME_DAY, near_known, wrong_time
+from extraction.extractors.rules.date_fields import (
+    SAME_DAY,
+    near_known,
+    said_back_writes,
+    wrong_time,
+)
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
 from extraction.extractors.rules.measures import (
     a_stretch_of_its_period,
@@ -39,7 +44,7 @@ from extraction.extractors.rules.measures import (
     in_thousands,
     unit_points,
 )
-from extraction.extractors.rules.mentions import Mention, its_thing, lead_in, own_words
+from extraction.extractors.rules.mentions import Mention, its_thing, lead_in, names_one, own_words
 from extraction.extractors.rules.prompts import Prompt
 from extraction.extractors.rules.states import status_said
 from extraction.extractors.rules.stretch import ceiling, over_limit
@@ -119,12 +124,11 @@ _BOUND = re.compile(
 )
 
 
-# "Online didn't work for us", "Tuesday doesn't suit", "Monday I cannot": a value turned down
-# by what follows it.
+# "Online didn't work for us", "Tuesday doesn't suit", "Monday I cannot": turned down after
 _NO_GOOD = re.compile(
     r"\s*(?:(?:just|really)\s+)?(?:didn't|doesn't|don't|won't|isn't|wasn't|is not|was not|"
     r"will not|does not|did not)\s+(?:really\s+)?(?:work|suit|an option|good|possible|help)"
-    r"|,?\s*(?:i|we)\s+(?:can't|cannot|can not|couldn't)(?=\s*(?:[,.;!]|$|make it|come|do it))", re.I)  # fmt: skip
+    r"|,?\s*(?:i|we)\s+(?:can't|cannot|can not|couldn't)(?=\s*(?:[,.;!]|$|make it))", re.I)  # fmt: skip
 # "800 is above our budget", "£2,000's too much": a value turned down as it is said.
 _TOO_MUCH = re.compile(
     r"\s*(?:(?:an hour|a month|a week|a night|per \w+)\s+)?(?:is|'s|are|was|sounds|seems)\s+"
@@ -226,7 +230,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     if (
         profile.qualified
         and (profile.qualifier_kind == "word" or word)
-        and _names_one(
+        and names_one(
             [*profile.qualifiers, *known], (prompt.turn.text if prompt else "") + " " + sentence
         )
     ):
@@ -336,7 +340,7 @@ def typed_claims(
                 points, best = ACCEPT, before[-1].profile  # Actually, make that £4,000"
                 why["corrects"] = str(before[-1].value)
             if points < ACCEPT:
-                near = points >= ACCEPT / 2 and mention.type in ("money", "date")  # "go to 42"
+                near = said_back_writes(mention, points / ACCEPT, sentence, best.words)
                 ctx.dropped.append(Dropped(mention.value, f"no field: best {best.key} {points:.2f}" + " (written if the agent says it back)" * near, ctx.turn))  # fmt: skip
                 ctx.offered += [Claim(best, mention.value, "explicit", [ctx.turn], (ctx.index, s_start + mention.start), {**why, "near": True}, clause=sentence)] * near  # fmt: skip
                 continue
@@ -386,11 +390,6 @@ def _subject_of(
     pronoun = owner.group(0).lower() in ("he", "she", "him", "her", "his")  # the one just named
     known = any(re.search(rf"\b{r}\b", owner.group(0), re.I) for r in relations)  # "my wife"
     return bool(named or listed or pronoun or known or re.match(r"[A-Z][a-z]+'s", owner.group(0)))
-
-
-def _names_one(things: list[str], text: str) -> bool:
-    lowered = text.lower()
-    return any(re.search(rf"\b{re.escape(q.lower())}\b", lowered) for q in things)
 
 
 def _asks(ctx: Context, sentence: str) -> bool:

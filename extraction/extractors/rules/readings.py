@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from core.text import sentences
 from extraction.extractors.rules.amounts import money_in, numbers_in
 from extraction.extractors.rules.dates import dates_in
-from extraction.extractors.rules.fields import Profile
+from extraction.extractors.rules.fields import Profile, stem
 from extraction.extractors.rules.mentions import Mention
 from extraction.extractors.rules.prompts import OTHERS, Prompt
 
@@ -23,6 +23,18 @@ _CLOCK = re.compile(r"\s*(?:am|pm|o'clock|:\d|h\b|hrs?\b|%|percent)", re.I)
 _OTHER_UNIT = re.compile(
     r"\s*(?:seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?|people|persons?|times|"
     r"sessions?|nights?|items?|pieces?|units?)\b",
+    re.I,
+)
+# A reading is said alone, or with the field's unit: it ends its clause ("Hop on... 36.1.",
+# "88,412 at check-in" is the field's own word's rule, not this one).
+_SAID_ALONE = re.compile(
+    r"\s*(?:kgs?|kilos?|kilograms?|lbs?|pounds|km|miles|cm|kwh|units)?\s*(?:[.!,;]|$)", re.I
+)
+# What else a bare number is: a room, an extension, a price, a dose, a rate, an age, a due point
+_LABELLED = re.compile(
+    r"\b(?:room|extension|ext|page|gate|seat|table|platform|bay|ward|floor|aisle|desk|temperature|"
+    r"heart rate|pulse|pressure|bpm|dose|ml|mg|price|costs?|fee|be|each|due|interval|every|who's|"
+    r"aged?|number|no\.?|#)\s*(?:is\s+|was\s+|at\s+|of\s+)?(?:about\s+)?$",
     re.I,
 )
 _AT = re.compile(r"\b(?:at|by|from|until|till|before|after|around)\s*$", re.I)
@@ -66,6 +78,7 @@ def near_held(prompt: Prompt, fields: list[Profile], current: Mapping[str, str])
                 value <= 0
                 or (value < 10 and not re.search(r"\d\.\d", written))  # "in 5", "two of you"
                 or _OTHER_UNIT.match(sentence, number.end)
+                or _LABELLED.search(sentence[: number.start])
                 or _CLOCK.match(sentence, number.end)
                 or _AIMED.search(sentence[: number.start])
                 or (
@@ -81,7 +94,13 @@ def near_held(prompt: Prompt, fields: list[Profile], current: Mapping[str, str])
                 for p, held in numeric
                 if any(h and value != h and abs(value - h) <= NEAR * abs(h) for h in held)
             ]
-            if len(near) != 1:
+            unit = stem((number.after.split() or [""])[0].lower().strip(".,!?;"))
+            if len(near) != 1 or not (
+                _SAID_ALONE.match(sentence, number.end)  # "36.1." — not "38 for the consult"
+                or (
+                    unit and (unit in near[0].words or unit in near[0].key.split("_"))
+                )  # "75 guests"
+            ):
                 continue
             reading = int(value) if float(value).is_integer() else value
             mention = Mention("number", reading, number.start, number.end, "a reading near the "

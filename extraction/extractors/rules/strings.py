@@ -15,6 +15,7 @@ import functools
 import re
 
 from extraction.extractors.rules.addresses import street_cues
+from extraction.extractors.rules.code_fields import CODE, code_after_word
 from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
 from extraction.extractors.rules.providers import with_company
 from extraction.extractors.rules.travel import TRAVEL_TOLD, about_travel
@@ -173,9 +174,6 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
             if [t for t, _ in tokens[i : i + len(want)]] == want]  # fmt: skip
 
 
-_CODE = re.compile(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*")
-
-
 def _field_word_before(
     profile: Profile, tokens: tuple[tuple[str, int], ...], at: int, lead: tuple[str, ...]
 ) -> bool:
@@ -205,7 +203,7 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
                 r"^[\s.:#]*(?:(?:is|was|now|still|then)\b\s*)*", "", rest
             )  # "ext is now 4486"
             if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
-                code = _CODE.match(rest.strip())
+                code = CODE.match(rest.strip())
                 value = code.group(0) if code else None
             else:
                 value = _value_from(profile, rest, template.value[:1].isupper())
@@ -226,7 +224,7 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         value = _value_from(profile, mine.group("v"), profile.proper)
         if value:
             out.append((value, f"my {profile.key.replace('_', ' ')} is", mine.start("v")))
-    if not out and (coded := _code_after_word(profile, clause)):
+    if not out and (coded := code_after_word(profile, clause)):
         out.append(coded)  # "staff number E44810" for a field of staff IDs
     held = with_company(profile, clause) if not out else None
     if held and (value := _value_from(profile, held[0], True, loose=False)):
@@ -253,37 +251,6 @@ _NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", 
 # Words that say how big, how much or how good a thing is, not which kind it is: "the bigger
 # goal", "such a useful language", "the ideal data analyst role" (its kind: "data analyst").
 _DEGREE = frozenset(["big", "bigger", "biggest", "small", "smaller", "smallest", "large", "larger", "largest", "huge", "little", "tiny", "main", "real", "true", "important", "useful", "better", "best", "greater", "greatest", "major", "minor", "ultimate", "overall", "final", "ideal", "perfect", "long", "longer", "short", "shorter", "amazing", "awesome", "wonderful", "fantastic", "beautiful", "special", "favourite", "favorite", "exciting", "interesting", "tough", "hard", "difficult", "easy", "easier", "simple", "fun", "lovely", "nice", "cool", "bad", "worse", "worst", "whole", "entire", "such", "very", "really", "quite", "more", "most", "less", "least", "own", "new", "different", "various", "similar", "shared", "common"])  # fmt: skip
-
-
-# A field of codes: its key says so, or its examples (the description's "e.g. E10442" too) are
-# codes; then a code right after the field's own words is its value ("staff number E44810").
-CODE_KEY = re.compile(r"_(?:id|no|number|code|ref|reference)$")
-_EG = re.compile(
-    r"\b(?:e\.g\.|eg|for example|such as|like)\s*:?\s*([A-Za-z]{0,4}[-/]?\d[\w/-]*)", re.I
-)
-_A_CODE = r"(?-i:[A-Z]{0,4})[-/]?\d[\w/-]{3,}"
-
-
-def _holds_codes(profile: Profile) -> bool:
-    examples = [str(e) for e in profile.field.get("examples") or []] + _EG.findall(profile.about)
-    return bool(CODE_KEY.search(profile.key)) or any(_CODE.fullmatch(e.strip()) for e in examples)
-
-
-def code_in_reply(profile: Profile, reply: str) -> str | None:
-    """The one code a reply gives for a field of codes ("Lisa Chen, E31905." for a staff ID)."""
-    found = re.findall(rf"\b{_A_CODE}\b", reply) if _holds_codes(profile) else []
-    return found[0] if len(found) == 1 else None
-
-
-def _code_after_word(profile: Profile, clause: str) -> tuple[str, str, int] | None:
-    if not _holds_codes(profile):
-        return None
-    words = sorted((w for w, weight in profile.words.items() if weight > 0 and len(w) > 1), key=len)
-    if not words:
-        return None
-    found = re.search(rf"(?i)\b(?:{'|'.join(map(re.escape, words))})\w*\s+(?:(?:no\.?|number|id|"
-                      rf"#|is|was|:)\s*)*(?P<v>{_A_CODE})\b", clause)  # fmt: skip
-    return (found.group("v"), "a code after the field's words", found.start("v")) if found else None
 
 
 def kinds_named(profile: Profile, clause: str) -> list[tuple[str, str, int]]:
@@ -366,18 +333,3 @@ def their_occasion(profile: Profile, reply: str, end: int) -> bool:
     after = re.match(r"\s+([a-z0-9]+)", reply[end:], re.I) if reply[:end].endswith("'s") else None
     word = after.group(1).lower() if after else ""
     return bool(_EVENT.fullmatch(word)) and stem(word) not in profile.words
-
-
-_NO_SPACES = re.compile(r"\b(?:digits only|without (?:spaces|dashes)|no (?:spaces|dashes))\b", re.I)
-
-
-def as_the_field_asks(profile: Profile, value: object) -> object:
-    """A code written the way the field's description asks ("digits only", "without spaces"):
-    "1120 4587 3321" is stored as 112045873321."""
-    if (
-        profile.type != "string"
-        or not isinstance(value, str)
-        or not _NO_SPACES.search(profile.about)
-    ):
-        return value
-    return re.sub(r"[\s-]", "", value) if re.fullmatch(r"[\w][\w\s-]*\d[\w\s-]*", value) else value

@@ -20,13 +20,13 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.addresses import own_address
+from extraction.extractors.rules.code_fields import code_in_reply
 from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score
 from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
     after_cues,
     answer_phrase,
-    code_in_reply,
     proper_nouns,
     replaced,
     their_occasion,

@@ -65,7 +65,15 @@ def updates(profile: Profile, sentence: str) -> bool:
     if states_its_unit(profile, sentence) or _REVISED.search(sentence):
         return True
     score, word = cue_score(profile, sentence)
-    return score >= 0.7 and _subject_is(word, sentence)
+    return score >= 0.7 and _subject_is(word, sentence) and not _BACK_THEN.search(sentence)
+
+
+# A reading of another time: "Mileage was 40,000 when you bought it"
+_BACK_THEN = re.compile(
+    r"\b(?:when (?:you|it|we|they) (?:bought|got|purchased|took|first)|originally|used to|back (?:then|in)|"
+    r"at purchase|last (?:year|time|service)|before (?:the|your|it))\b",
+    re.I,
+)
 
 
 def _subject_is(word: str | None, sentence: str) -> bool:
