@@ -31,6 +31,13 @@ def text_storable(text: str) -> bool:
     return True
 
 
+def utc_offset_minutes(moment: datetime.datetime | None) -> int | None:
+    """The offset a time was given with, in whole minutes east of UTC (None: no time, or a naive
+    one)."""
+    offset = moment.utcoffset() if moment is not None else None
+    return None if offset is None else int(offset.total_seconds() // 60)
+
+
 def iso(moment: datetime.datetime | None) -> str | None:
     if moment is None:
         return None

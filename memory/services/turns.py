@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.errors import Conflict, NotFound
-from core.text import iso
+from core.text import iso, utc_offset_minutes
 from memory.hot.cache import hot_cache_put_tail
 from memory.hot.document import hot_document_rebuild
 from memory.models import EndUser, HotDocument, Turn
@@ -85,13 +85,6 @@ WITH s AS (
 SELECT s.agent_id, s.end_user_id, s.seq, t.id, h.*
 FROM s LEFT JOIN t ON true LEFT JOIN h ON true
 """
-
-
-def utc_offset_minutes(moment: datetime.datetime | None) -> int | None:
-    """The offset a client's time was given with, in whole minutes east of UTC (None: no time
-    given, so the server's clock, in UTC)."""
-    offset = moment.utcoffset() if moment is not None else None
-    return None if offset is None else int(offset.total_seconds() // 60)
 
 
 @dataclass

@@ -29,6 +29,7 @@ from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.booleans import boolean_claims
 from extraction.extractors.rules.code_fields import as_the_field_asks
 from extraction.extractors.rules.currency import (
+    clock_currency,
     currencies_named,
     default_currency,
     dollar_meant,
@@ -92,10 +93,11 @@ class RulesExtractor:
         vectors = embed_sentences(turns, fields_)
         current: dict[str, str] = dict(known or {})
         qualifiers = Qualifiers(fields_, current, turns)
-        local = local_currency(turns, current)  # the place's, or the user's clock's
+        clock = clock_currency(turns)  # the user's clock's, computed once for both below
+        local = local_currency(turns, current, clock)  # the place's, or the clock's
         dollar = dollar_meant(turns, current, local)  # what "$" is here, when not the US dollar
         named = currencies_named(turns, dollar)  # the currencies the conversation names
-        reader = _Reader(fields_, vectors, default_currency(current, fields, named, turns))
+        reader = _Reader(fields_, vectors, default_currency(current, fields, named, clock))
         claims: list[Claim] = []
         prompt: Prompt | None = None
         answered: Prompt | None = None  # the agent turn the user's last turn answered
@@ -116,9 +118,7 @@ class RulesExtractor:
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
                 stretch(prompt, fields_, current, reader.currency)  # a price above the ceiling
-                near_held(
-                    prompt, fields_, current
-                )  # "Hop on... 36.1.": the weight held, read again
+                near_held(prompt, fields_, current)  # "Hop on... 36.1.": a held weight again
                 # "my wife has 14" — "And you?": the same field, the user's own
                 if foreign is not None and _AND_YOU.search(turn.text):
                     prompt.asked.insert(0, (foreign, 2.0, "'and you?' after someone else's"))

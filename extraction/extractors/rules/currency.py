@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.text import utc_offset_minutes
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.amounts import money_in
 from extraction.extractors.rules.places import (
@@ -31,29 +32,26 @@ _ZONES = {330: "INR", 345: "NPR", 570: "AUD", 600: "AUD", 630: "AUD", 660: "AUD"
           -600: "USD"}  # fmt: skip
 
 
-def zone_currency(turns: list[WindowTurn]) -> str | None:
+def clock_currency(turns: list[WindowTurn]) -> str | None:
     """The currency of the clock the user's turns were given on (their UTC offset, which the
-    service keeps), if only one currency keeps it; the last thing asked, after what is said."""
+    service keeps), if only one currency keeps it, and unless the conversation names a place
+    that pays in another ("I live in Calgary" at -5:00): a place said once is not outvoted by
+    the clock. The last thing asked, after what is said."""
     offsets = Counter(
-        int(offset.total_seconds() // 60)
+        offset
         for t in turns
-        if t.role == "user" and (offset := t.occurred_at.utcoffset()) is not None
+        if t.role == "user" and (offset := utc_offset_minutes(t.occurred_at)) is not None
     )
-    return _ZONES.get(offsets.most_common(1)[0][0]) if offsets else None
+    zone = _ZONES.get(offsets.most_common(1)[0][0]) if offsets else None
+    return zone if zone and place_currencies(t.text for t in turns) <= {zone} else None
 
 
-def local_currency(turns: list[WindowTurn], current: Mapping[str, str]) -> str | None:
+def local_currency(
+    turns: list[WindowTurn], current: Mapping[str, str], clock: str | None
+) -> str | None:
     """The currency of where the conversation is: of the places it names and the user's stored
-    place values, else of the user's clock."""
-    return place_currency([t.text for t in turns], current.values()) or _clock(turns)
-
-
-def _clock(turns: list[WindowTurn]) -> str | None:
-    """The clock's currency, unless the conversation names a place that pays in another ("I live
-    in Calgary" at -5:00): a place said once is not outvoted by the clock."""
-    zone = zone_currency(turns)
-    named = place_currencies(t.text for t in turns)
-    return zone if zone and named <= {zone} else None
+    place values, else of the user's clock (``clock_currency``)."""
+    return place_currency([t.text for t in turns], current.values()) or clock
 
 
 def currencies_named(turns: list[WindowTurn], dollar: str | None) -> set[str]:
@@ -91,24 +89,21 @@ def fill_currency(claims: list[Claim], named: set[str], current: Mapping[str, st
 
 
 def default_currency(
-    current: Mapping[str, str],
-    fields: list[dict[str, Any]],
-    named: set[str],
-    turns: list[WindowTurn],
+    current: Mapping[str, str], fields: list[dict[str, Any]], named: set[str], clock: str | None
 ) -> str | None:
     """What an amount said without a currency is in, until one is said: the one currency the
     turns name (``named``: anyone's, "₹1,150" after "it cost 1,150"), else the currency of the
-    user's stored money facts, else of the user's clock (``zone_currency``), else of the schema's money
-    examples (an operator's teaching, which may have been written for another country than this
-    user's)."""
+    user's stored money facts, else of the user's clock (``clock_currency``), else of the
+    schema's money examples (an operator's teaching, which may have been written for another
+    country than this user's)."""
     if len(named) == 1:
         return next(iter(named))
     for text in current.values():
         for amount in money_in(text):
             if amount.currency:
                 return amount.currency
-    if zone := _clock(turns):
-        return zone
+    if clock:
+        return clock
     examples = [str(e) for f in fields if f["type"] == "money" for e in f.get("examples") or []]
     currencies = {a.currency for e in examples for a in money_in(e) if a.explicit} or {None}
     return currencies.pop() if len(currencies) == 1 else None

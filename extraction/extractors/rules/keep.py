@@ -117,13 +117,18 @@ def implausible(claim: Claim) -> bool:
     )
 
 
+def _amount(claim: Claim) -> object:
+    """A number claim's value, or a money claim's amount."""
+    return claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+
+
 def _its_own_thing(claim: Claim) -> bool:
     """The thing's own name or code, or part of it, is not what the field says of it: "my dog,
     Bruno" (pet:Bruno = "Bruno"), "KA 03 HW 4512" (vehicle:KA03HW4512 = "HW 4512"), "PNR
     4730882214" (passengers:4730882214 = 4730882214)."""
     qualifier = re.sub(r"[\s-]", "", (claim.qualifier or "").lower())
     if claim.profile.type in ("number", "money"):  # "PNR 4730882214": no count of passengers
-        amount = claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+        amount = _amount(claim)
         digits = f"{amount:.0f}" if isinstance(amount, int | float) else ""
         return len(digits) >= 4 and digits in qualifier
     if claim.profile.type != "string":
@@ -238,7 +243,7 @@ def said_as_a_code(claim: Claim, turns: list[WindowTurn]) -> bool:
     "I see 58812, it's still open"): a ticket's number, not a budget."""
     if claim.profile.type not in ("number", "money"):
         return False
-    amount = claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+    amount = _amount(claim)
     if not isinstance(amount, int | float) or amount < 1000 or not float(amount).is_integer():
         return False
     digits = f"{amount:.0f}"
