@@ -26,6 +26,7 @@ from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, Windo
 from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, denies
 from extraction.extractors.rules.affiliation import affiliation_claims
 from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.aside import told_before_asking
 from extraction.extractors.rules.booleans import boolean_claims
 from extraction.extractors.rules.code_fields import as_the_field_asks
 from extraction.extractors.rules.currency import (
@@ -332,7 +333,7 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         # "€420 a week. Do you want the waiver? — no waiver": the rate still holds
         asked = {p.key for p, _, _ in prompt.asked[:1]}
         kept = [t for t in kept if asked and t[0].key not in asked
-                and not (t[1].sentence or "").rstrip().endswith("?")]  # fmt: skip
+                and not (t[1].sentence or "").rstrip().endswith("?")] + told_before_asking(prompt)  # fmt: skip
     told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
         if (

@@ -297,3 +297,8 @@ def priced(key: str, description: str) -> bool:
     """Whether a money field holds a price the agent quotes (an estimate, a fee, a total)."""
     text = f"{key.replace('_', ' ')} {description}".lower()
     return bool(_PRICED.search(text)) and not _SPEND.search(key.lower())
+
+
+def spends(key: str) -> bool:
+    """Whether a money field holds what the user can or will spend (a budget, a ceiling)."""
+    return bool(_SPEND.search(key.lower()))

@@ -158,6 +158,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
         word = re.findall(r"[a-z0-9]*", lowered[at:])[0] if hit else ""  # the word as written
         if hit and turned_down(lowered, at):
             continue
+        if hit and len(words[choice]) > 1 and _AMOUNT_NEXT.match(lowered, at + len(word)):
+            continue  # "their quote is £5,400": a price, not the state "quote requested"
         if hit and not (len(words[choice]) == 1 and _of_another(lowered, at + len(word), profile)):
             out.append(
                 Mention(
@@ -200,6 +202,8 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 out.append(Mention("number", count, amount.start, amount.end, "number"))
                 taken.append((amount.start, amount.end))
                 continue
+            if not amount.explicit and _PRICED_FOR.search(sentence[: amount.start]):
+                continue  # "their quote is £5,400 for 90": how many it is for, not money
             if not _overlaps(amount.start, amount.end, taken):
                 how = "money" if amount.explicit else BARE
                 out.append(Mention("money", amount.value(), amount.start, amount.end, how))
@@ -257,6 +261,13 @@ _CHANGED_BY = re.compile(
     r"\b(?:lost|gained|put on|dropped|shed|added|(?:went |gone |come |came )?(?:up|down) by|"
     r"(?:increased|decreased|reduced|cut|raised|lowered) by)\s+(?:about |around |nearly |almost |"
     r"over |another |an extra )?$",
+    re.I,
+)
+_AMOUNT_NEXT = re.compile(r"\s*(?:is|was|of|came (?:in|back) at|:)?\s*(?:about\s+)?[£$€₹¥\d]")
+# An amount said with its currency, then what it is for: "£5,400 for 90", "$200 for 3".
+_PRICED_FOR = re.compile(
+    r"(?:[£$€₹¥]\s?\d[\d,.]*\s?(?:k|m|lakhs?|crores?)?|\d[\d,.]*\s?"
+    r"(?:pounds|dollars|euros|rupees|quid|bucks))\s+for\s+(?:the\s+)?$",
     re.I,
 )
 _KIND_OF = re.compile(r"\b(type|stage|phase|version|series|model|gen|generation)\s*$", re.I)

@@ -35,6 +35,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     best: tuple[float, Profile, str] | None = None
     asked = prompt.best(mention.type)
     before = sentence[: mention.start].lower()
+    if mention.type == "money" and _another_things_price(before, fields):
+        return None  # "It's €420 a week; the damage waiver is €38 a week on top": the waiver's
     today = prompt.turn.occurred_at.date()
     quoted = mention.type == "money" and quotes(sentence, None)  # "£238 all in": a price put
     # the fields that can take it: a slot offered for Thursday is no last visit's date
@@ -83,6 +85,25 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
             )
             best = (points, profile, cue)
     return best
+
+
+# The thing a clause prices: "the damage waiver is €38", "insurance would be $15 a day".
+_PRICED_THING = re.compile(
+    r"(?:^|[;,:]\s*|\band\s+)(?:the\s+|your\s+)?(?P<thing>[a-z][a-z -]{2,40}?)\s+(?:is|are|"
+    r"costs?|comes? to|would be|will be|runs?)\s+(?:an?\s+)?(?:extra\s+|another\s+)?$"
+)
+
+
+def _another_things_price(before: str, fields: list[Profile]) -> bool:
+    """Whether the clause before an amount makes it the price of a thing another field (not
+    one of money) is named by: its key's two or more words, no more ("the pallet truck" is not
+    pallets'; "the car is £45 a day" is the car's rate, for a field ``car``)."""
+    thing = _PRICED_THING.search(before)
+    if not thing:
+        return False
+    said = {stem(w) for w in thing.group("thing").split()}
+    return any(p.type != "money" and (words := {stem(w) for w in p.key.split("_") if len(w) > 2})
+               and len(words) > 1 and words == said for p in fields)  # fmt: skip
 
 
 _POINTING = {"same", "that", "this", "those", "these", "it", "usual", "other", "either", "both"}

@@ -32,7 +32,7 @@ from extraction.extractors.rules.providers import WHO_WITH, provider
 from extraction.extractors.rules.strings import is_ordinary, kinds_named
 from extraction.extractors.rules.switched import switched
 from extraction.extractors.rules.told import given, names_a_field
-from extraction.extractors.rules.travel import TRAVEL_ASKED, about_travel
+from extraction.extractors.rules.travel import asks_elsewhere
 
 OFFER = re.compile(
     r"\b(shall i|should i|can i|may i|i'll|i will|i can|i could|we'll|we will|we can|we could|let's|let me|"
@@ -105,12 +105,7 @@ def _prior(question: str, profile: Profile, named: float) -> float:
     """``named``: how strongly the question names the field by its words (``cue_score``)."""
     for pattern, types in _WH_TYPES:
         if pattern.search(question):
-            if (
-                "place" in types
-                and not named
-                and TRAVEL_ASKED.search(question)
-                and not about_travel(profile)
-            ):
+            if "place" in types and not named and asks_elsewhere(question, profile):
                 return 0.0  # "Where did you go on that trip?" asks no home city
             someone = profile.person_name or bool(
                 _SOMEONE.search(profile.field.get("description") or "")

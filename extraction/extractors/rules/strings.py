@@ -139,9 +139,19 @@ def with_lead(profile: Profile, phrase: str, text: str) -> str | None:
     return said.group(0) if said else None
 
 
+_CUT_AT_VERB = re.compile(  # in lower case: "Let It Be", "As Good as It Gets" are titles
+    r"\b(?:is|are|was|were|am|be|been|being|felt|feel|feels|seems?|seemed|looks?|looked|"
+    r"sounds?|sounded|gets?|got|became|becomes?)\W*$"
+)
+
+
 def answer_phrase(profile: Profile, reply: str) -> str | None:
     """The reply read as the answer to a question about a text field."""
     first = re.split(r"(?<=[.!?])\s+", reply.strip())[0]
+    named = re.match(r"\W*([\w'-]+)\s+(?:is|was|are)\s+(?=\w)", first)
+    if named and (word := stem(named.group(1).lower())) in profile.words \
+            and not is_value_word(profile, word):  # fmt: skip
+        first = first[named.end() :]  # "Home is Leeds now": the field's own word, then its value
     if profile.proper and not _PLACE_PART.search(first):  # "Building B, 3rd floor, desk 3.14"
         found = proper_nouns(first)
         if found:
@@ -155,6 +165,8 @@ def answer_phrase(profile: Profile, reply: str) -> str | None:
     words = re.findall(r"\w+", phrase)
     if not words or len(words) > 10 or all(w.lower() in GENERIC for w in words):
         return None
+    if _CUT_AT_VERB.search(phrase):
+        return None  # "That photo is (so stunning)", "I felt (so proud)": a clause cut short
     if not profile.proper:
         phrase = with_lead(profile, phrase, first) or phrase  # "with the security guard …"
     return phrase[:1].upper() + phrase[1:] if profile.proper else phrase
@@ -172,6 +184,21 @@ def _lead_ins(before: tuple[str, ...], clause: str) -> list[int]:
     want = [stem(w.strip(".,:;#")) for w in before]  # "ext. 3390": the lead-in is "ext"
     return [tokens[i + len(want) - 1][1] for i in range(len(tokens) - len(want) + 1)
             if [t for t, _ in tokens[i : i + len(want)]] == want]  # fmt: skip
+
+
+def _in_a_name(clause: str, end: int) -> bool:
+    """Whether the word ending at ``end`` is part of a title or a name: capitalised after the
+    clause's first word (not in capitals: "DJ"), or just after a quotation mark."""
+    word = re.search(r"[\w'-]+$", clause[:end])
+    if not word:
+        return False
+    before = clause[: word.start()]
+    text = word.group(0)
+    if re.match(r"\s+(?:is|are|was|now)\b", clause[end:], re.I):
+        return False  # "Update: School is now Ridgeway", "New Home is in Perth": a subject
+    return bool(re.search(r"[\"\u201c\u2018]\s*$", before)) or (
+        text[:1].isupper() and text[1:].islower() and bool(re.search(r"\w", before))
+    )  # not an acronym: "booked DJ Kashif"
 
 
 def _field_word_before(
@@ -240,6 +267,8 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         if word not in present or word not in profile.lead_words or is_value_word(profile, word):
             continue
         for at in _lead_ins((word,), clause):
+            if _in_a_name(clause, at):
+                continue  # "We love "Home Alone"", "a job at Home Depot": no home of theirs
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
             value = _value_from(profile, rest, True, loose=False)
             if value:

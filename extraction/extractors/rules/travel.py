@@ -32,3 +32,17 @@ _TRAVEL_WORDS = frozenset(
 def about_travel(profile: Profile) -> bool:
     """Whether the field is about going somewhere (its words say so)."""
     return any(w in profile.words for w in _TRAVEL_WORDS)
+
+
+# Where a thing was got, heard of or learnt ("Where did you get this tree?") asks no home; it
+# may ask a garage, a branch or how someone heard of a company, which are not homes.
+_GOT_ASKED = re.compile(r"\bwhere\b.*\b(?:get|got|gotten|grab\w*|order\w*|learn\w*|hear|heard|spott?\w*)\b",
+                        re.I)  # fmt: skip
+_HOME_WORDS = frozenset(content_words("live living lives city home hometown based reside"))
+
+
+def asks_elsewhere(question: str, profile: Profile) -> bool:
+    """Whether a where-question asks where someone went or got something, not the field's place."""
+    if TRAVEL_ASKED.search(question) and not about_travel(profile):
+        return True
+    return bool(_GOT_ASKED.search(question)) and any(w in profile.words for w in _HOME_WORDS)
