@@ -2,6 +2,7 @@
 at the same size: bulk load, single-row appends, the call path's reads, one month's retention.
 
     .venv/bin/python bench/partitioning.py [--rows 1000000] [--reads 400] [--appends 2000]
+        [--out bench/results/partitioning.json]
 
 Runs its own PostgreSQL (the pgserver wheel, the service's) in a temporary directory, so it
 measures nothing else. The table has the turn log's columns and keys as migrated (ADR 0028):
@@ -183,6 +184,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=400)
     parser.add_argument("--appends", type=int, default=2000)
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--out", type=Path, default=RESULTS / "partitioning.json")
     args = parser.parse_args()
     import pgserver
 
@@ -208,8 +210,8 @@ def main() -> None:
               f"{pair('session_page'):>14} {pair('user_after_watermark'):>14} "
               f"{pair('turn_by_id'):>14} {r['bytes_per_row']:>6} {r['drop_oldest_month_s']:>9}s")  # fmt: skip
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "partitioning.json").write_text(json.dumps(results, indent=2) + "\n")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

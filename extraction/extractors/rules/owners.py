@@ -96,8 +96,9 @@ _PRICED_THING = re.compile(
 
 def _another_things_price(before: str, fields: list[Profile]) -> bool:
     """Whether the clause before an amount makes it the price of a thing another field (not
-    one of money) is named by: its key's two or more words, no more ("the pallet truck" is not
-    pallets'; "the car is £45 a day" is the car's rate, for a field ``car``)."""
+    one of money) is named by: its key's two or more words, no more ("the damage waiver is €38"
+    for ``damage_waiver``; not "the pallet truck is €45" for ``pallets``, and not "the car is £45
+    a day" for a one-word key ``car``: that is the rate of what is hired)."""
     thing = _PRICED_THING.search(before)
     if not thing:
         return False
