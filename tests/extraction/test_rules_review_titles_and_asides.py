@@ -4,7 +4,9 @@ thing's price, what the agent told before a question the user turns down), each 
 by the code before them or by their first version: "Office is in Reading now", "Let It Be", "Where
 did you hear about us?", "Express at £9.99 please", "The car is £45 a day", "The extended
 warranty costs £89. Would you like to add it?" — "No", "If you cancelled today, the refund would
-be £120" … (review_titles_and_asides.json keeps them as the reviewer wrote them)."""
+be £120" … (review_titles_and_asides.json keeps them as the reviewer wrote them); and a second
+review's of the date ranges ("from the 3rd to the 10th of April", decoys: "Induction is 1-3
+April", "I'm on holiday 12-19 April", "It was 5-9 March last time"; review_ranges.json)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ import pytest
 from extraction.extractors import Usage, WindowTurn
 from extraction.extractors.rules import RulesExtractor
 
-_DOC = json.loads((Path(__file__).parent / "review_titles_and_asides.json").read_text())
+_HERE = Path(__file__).parent
+_CASES = [case for name in ("review_titles_and_asides.json", "review_ranges.json")
+          for case in json.loads((_HERE / name).read_text())["cases"]]  # fmt: skip
 _START = "2026-03-02T10:00:00+00:00"
 _CURRENCIES = ("GBP", "USD", "EUR", "INR", "AUD")
 
@@ -53,7 +57,7 @@ def _wrong(expect: dict[str, Any], got: dict[str, Any]) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("case", _DOC["cases"], ids=[c["name"] for c in _DOC["cases"]])
+@pytest.mark.parametrize("case", _CASES, ids=[c["name"] for c in _CASES])
 def test_the_reviewers_exchange_is_read_as_expected(case: dict[str, Any]) -> None:
     start = datetime.datetime.fromisoformat(case.get("start") or _START)
     window = [

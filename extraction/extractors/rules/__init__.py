@@ -62,6 +62,7 @@ from extraction.extractors.rules.owners import (
 from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
+from extraction.extractors.rules.ranges import range_claims, ranged
 from extraction.extractors.rules.reader import Claim, Context, typed_claims
 from extraction.extractors.rules.readings import near_held
 from extraction.extractors.rules.relatives import kin_claims
@@ -119,6 +120,7 @@ class RulesExtractor:
                     turn, fields_, vectors, reader.currency, qualifiers.vocab, before
                 )
                 stretch(prompt, fields_, current, reader.currency)  # a price above the ceiling
+                ranged(prompt, fields_)  # "21 April to 5 May": a start field's and an end's
                 near_held(prompt, fields_, current)  # "Hop on... 36.1.": a held weight again
                 # "my wife has 14" — "And you?": the same field, the user's own
                 if foreign is not None and _AND_YOU.search(turn.text):
@@ -158,7 +160,7 @@ class RulesExtractor:
                 ctx.turn.text,
                 current,
             )
-            found = [c for c in found if not implausible(c)]  # before memory holds it
+            found = [c for c in range_claims(ctx, found) if not implausible(c)]  # before memory
             usage.notes += [{"kind": "not written", "value": str(d.value)[:200], "detail": d.reason,
                              "turns": [d.turn.ref()]} for d in ctx.dropped]  # fmt: skip
             for claim in found:

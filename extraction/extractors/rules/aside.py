@@ -49,7 +49,12 @@ def told_before_asking(prompt: Prompt) -> list[tuple[Profile, Mention, str]]:
     for profile, mention, cue in prompt.proposals:
         sentence = mention.sentence or ""
         at = spoken.find(sentence) if sentence else -1
-        if at < 0 or at >= first or proposes(sentence) or not cue.startswith("proposal names"):
+        if (
+            at < 0
+            or at >= first
+            or proposes(sentence)
+            or not cue.startswith(("proposal names", "a range"))
+        ):
             continue  # offered, or asked of the question's field only
         if mention.type not in ("date", "money") or (
             mention.type == "money" and spends(profile.key)
