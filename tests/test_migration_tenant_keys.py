@@ -6,7 +6,9 @@ tables (webhooks.0002_tenant_keys) are among them."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +17,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 from tenants.distribution import (
     COLUMN,
+    DISTRIBUTED,
     FOREIGN_KEYS,
+    REFERENCE,
     TENANT_KEYED,
     TURN_PARTITIONS,
     TURN_TABLE,
@@ -255,3 +259,14 @@ def test_every_table_with_a_tenant_column_is_keyed_by_it() -> None:
         )
         tables = [row[0] for row in cursor.fetchall()]
     assert tables == sorted(TENANT_KEYED)
+
+
+def test_the_citus_steps_in_deploy_md_distribute_every_table_as_listed() -> None:
+    """docs/deploy.md's SQL (never run here: Citus cannot be installed) names exactly the tables
+    tenants/distribution.py distributes and copies, distributed parents first."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "deploy.md").read_text()
+    distributed = re.findall(r"create_distributed_table\('(\w+)'", text)
+    reference = re.findall(r"create_reference_table\('(\w+)'", text)
+    assert distributed == DISTRIBUTED
+    assert sorted(reference) == sorted(REFERENCE)
+    assert "citus_set_coordinator_host" in text  # local admin tables point at reference ones
