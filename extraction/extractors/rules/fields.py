@@ -318,9 +318,17 @@ def is_value_word(profile: Profile, word: str) -> bool:
     return VALUE_WORD + word in profile.words
 
 
+_TIME_COUNT = re.compile(r"(?:^|_)(?:years?|months?|weeks?|days?|hours?)(?:_|$)")
+_PER_PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?:year|month|week|day|hour)\b", re.I)
+
+
 def cue_score(profile: Profile, text: str) -> tuple[float, str | None]:
     """How strongly ``text`` names the field by its words: (score, the best word)."""
     best, best_word, total = 0.0, None, 0.0
+    if (profile.type == "number" and _TIME_COUNT.search(profile.key)
+            and not _PER_PERIOD.search(profile.about.replace("_", " "))):  # fmt: skip
+        text = _PER_PERIOD.sub(" ", text)  # "make a year" is a rate, no count of years (unless
+        # the field is itself one a week: "sessions_per_week")
     for w in set(content_words(text, parts=True)):
         weight = profile.words.get(w, 0.0)
         total += weight

@@ -112,6 +112,7 @@ def implausible(claim: Claim) -> bool:
         _a_speakers_name(claim)
         or _unlike_examples(claim)
         or _a_duration(claim)
+        or _beyond_a_lifetime(claim)
         or _not_a_day_of_the_month(claim)
         or _its_own_thing(claim)
     )
@@ -120,6 +121,23 @@ def implausible(claim: Claim) -> bool:
 def _amount(claim: Claim) -> object:
     """A number claim's value, or a money claim's amount."""
     return claim.value.get("amount") if isinstance(claim.value, dict) else claim.value
+
+
+# A count of years or months of something in a life (a loan term, an age, experience): "What do
+# you each make a year?" — "I make 68 thousand" is no loan term of 68,000 years.
+_IN_YEARS = re.compile(r"(?:^|[\s_])(?:years|yrs|age|aged)(?:$|[\s_.,])", re.I)  # not "year_built"
+_IN_MONTHS = re.compile(r"(?:^|[\s_])months?(?:$|[\s_.,])", re.I)
+
+
+def _beyond_a_lifetime(claim: Claim) -> bool:
+    if claim.profile.type != "number" or not isinstance(claim.value, int | float):
+        return False
+    if re.search(r"(?:^|_)year(?:_|$)", claim.profile.key):  # a calendar year: "year_built"
+        return not 1000 <= claim.value <= 2200
+    about = f"{claim.profile.key} {claim.profile.field.get('description') or ''}"
+    if _IN_YEARS.search(about):
+        return claim.value > 150
+    return bool(_IN_MONTHS.search(about)) and claim.value > 1800
 
 
 def _its_own_thing(claim: Claim) -> bool:
