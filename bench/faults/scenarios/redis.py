@@ -108,6 +108,7 @@ class _Restart:
         self.stack, self.quiet = stack, quiet
         self.ready_s: float | None = None
         self.rebuilt_s: float | None = None
+        self.measuring: threading.Thread | None = None
 
     def __call__(self) -> None:
         self.stack.start_redis()
@@ -115,7 +116,15 @@ class _Restart:
         wait_for(self.stack.ready, 30, step=0.02)
         self.ready_s = time.monotonic() - up
         self.quiet.come_back()
-        threading.Thread(target=self._measure, args=(up,)).start()
+        self.measuring = threading.Thread(target=self._measure, args=(up,))
+        self.measuring.start()
+
+    def measured(self) -> tuple[float | None, float | None]:
+        """Ready and rebuilt seconds, once the measuring thread has finished (it polls every
+        50 ms: read before it ends, a recovery that happened would read as none)."""
+        if self.measuring is not None:
+            self.measuring.join(timeout=35)
+        return self.ready_s, self.rebuilt_s
 
     def _rebuilt(self) -> bool:
         current, users = _caches_current(self.stack, "cache")
@@ -171,7 +180,7 @@ def scenario_redis(stack: Stack, *, clients: int = 8, quiet: int = 8, before: fl
         counts[name] += quiet_counts[name]
     stale_after = _stale_after(stack, client, clients)
     current, users = _caches_current(stack, "cache")
-    ready_s, rebuilt_s = restart.ready_s, restart.rebuilt_s
+    ready_s, rebuilt_s = restart.measured()
     return Row(
         "redis", requests=stats["requests"] + clients + quiet_stats["requests"],
         server_errors=stats["5xx"] + quiet_stats["5xx"],
