@@ -1,8 +1,9 @@
 """A stretch of days said as a range: "from the 3rd to the 10th of April", "Friday 10 April until
-Monday 13 April", "14-18 May". Its first day is a start field's (pick-up, check-in, arrival,
-departure, move-in), its last an end field's (return, drop-off, check-out, last day), where the
-schema has such fields; before, both days went to whichever date field the sentence named best,
-the later one winning."""
+Monday 13 April", "14-18 May". Its first day is the schema's one start field's (pick-up, start,
+arrival, check-in, move-in, outbound), its last the one end field's (return, drop-off, end,
+check-out, finish, move-out, inbound); before, both days went to whichever date field the
+sentence named best, the later one winning. Only the user's own stretch and the agent's said as
+the user's (the patterns below); ADR 0026, eleventh session, has what a review found."""
 
 from __future__ import annotations
 
