@@ -223,6 +223,7 @@ class _Reader:
         )
         # "Current mileage?" — "like 87k": a count in thousands, not money
         counted = bool(prompt and prompt.asked and prompt.asked[0][0].type == "number")
+        having = bool(prompt and asks_having(prompt.turn.text))  # "Any insurance?" — "Nope."
         said: list[tuple[str, int, Any]] = []
         offset = 0
         context = self.money or _counted_in(prompt, current)
@@ -241,7 +242,6 @@ class _Reader:
             )  # fmt: skip
             found = typed_mentions(sentence, ctx.turn.occurred_at.date(), self.fields, self.currency,
                                    bare_money=bare, context=context, counted=counted and not asked_money)  # fmt: skip
-            having = bool(prompt and asks_having(prompt.turn.text))  # "Any insurance?" — "Nope."
             said.append(
                 (sentence, at, [m for m in found if having or not m.how.startswith(A_BARE_NO)])
             )

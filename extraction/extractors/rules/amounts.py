@@ -296,7 +296,7 @@ _SPEND = re.compile(r"budget|ceiling|most|max|limit|afford|spend|salary|income|e
 def priced(key: str, description: str) -> bool:
     """Whether a money field holds a price the agent quotes (an estimate, a fee, a total)."""
     text = f"{key.replace('_', ' ')} {description}".lower()
-    return bool(_PRICED.search(text)) and not _SPEND.search(key.lower())
+    return bool(_PRICED.search(text)) and not spends(key)
 
 
 def spends(key: str) -> bool:

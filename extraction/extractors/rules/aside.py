@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from core.text import sentences
+from extraction.extractors.rules.acts import is_question
 from extraction.extractors.rules.amounts import spends
 from extraction.extractors.rules.fields import Profile, content_words, field_words
 from extraction.extractors.rules.mentions import Mention
@@ -40,7 +41,7 @@ def _of_the_offer(asked: Profile, profile: Profile, clause: str) -> bool:
 
 def told_before_asking(prompt: Prompt) -> list[tuple[Profile, Mention, str]]:
     spoken = prompt.turn.text
-    first = min([spoken.find(s) for s in sentences(spoken) if s.rstrip().endswith("?")]
+    first = min([spoken.find(s) for s in sentences(spoken) if is_question(s)]
                 + [len(spoken)])  # fmt: skip
     asked = prompt.asked[0][0] if prompt.asked else None
     if asked is None:

@@ -134,10 +134,9 @@ def _beyond_a_lifetime(claim: Claim) -> bool:
         return False
     if re.search(r"(?:^|_)year(?:_|$)", claim.profile.key):  # a calendar year: "year_built"
         return not 1000 <= claim.value <= 2200
-    about = f"{claim.profile.key} {claim.profile.field.get('description') or ''}"
-    if _IN_YEARS.search(about):
+    if _IN_YEARS.search(claim.profile.about):
         return claim.value > 150
-    return bool(_IN_MONTHS.search(about)) and claim.value > 1800
+    return bool(_IN_MONTHS.search(claim.profile.about)) and claim.value > 1800
 
 
 def _its_own_thing(claim: Claim) -> bool:

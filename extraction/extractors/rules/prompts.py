@@ -331,7 +331,8 @@ _THIRD_PERSON = re.compile(r"\W*(?:he|she|his|her)\b(?!\s+(?:you|the user)\b)", 
 _WITHOUT = re.compile(
     r"\b(?:out of|sold out of|no more|none of the|instead of|rather than|not)\s+(?:the\s+)?$", re.I
 )
-_LIMIT = re.compile(r"\b(?:under|over|above|below|at least|at most|up to|more than|less than|takes|holds|fits|seats)\s+$", re.I)  # fmt: skip
+LIMITS = r"under|over|above|below|at least|at most|up to|more than|less than|takes|holds|fits|seats"
+_LIMIT = re.compile(rf"\b(?:{LIMITS})\s+$", re.I)  # a limit, not a count: "under 35 kilos"
 _OR = re.compile(r"\bor\b", re.I)
 # "Shall we add one more session?": how many are added, not how many there are
 _MORE = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b(?![\s-]+large)", re.I)

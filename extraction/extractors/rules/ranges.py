@@ -57,8 +57,12 @@ _SOMETHING_IS = re.compile(
 )
 
 
+def _parts(key: str) -> set[str]:
+    return set(re.split(r"[_\s-]+", key.lower()))
+
+
 def _says(key: str, words: tuple[set[str], list[tuple[str, str]]]) -> bool:
-    parts = set(re.split(r"[_\s-]+", key.lower()))
+    parts = _parts(key)
     return bool(parts & words[0]) or any(a in parts and b in parts for a, b in words[1])
 
 
@@ -102,7 +106,7 @@ def _in_month_of(day: int, last: datetime.date) -> datetime.date | None:
 def ends(fields: list[Profile]) -> tuple[Profile | None, Profile | None]:
     """The schema's start and end day fields (not per-thing ones), each only when one is."""
     dates = [p for p in fields if p.type == "date" and not p.qualified]
-    keys = {w for p in dates for w in re.split(r"[_\s-]+", p.key.lower())}
+    keys = set().union(*(_parts(p.key) for p in dates))
     if ("pick" in keys or "pickup" in keys) and ("drop" in keys or "dropoff" in keys):
         return None, None
     starts = [p for p in dates if _says(p.key, _START) and not _says(p.key, _END)]

@@ -16,7 +16,7 @@ from extraction.extractors.rules.amounts import money_in, numbers_in
 from extraction.extractors.rules.dates import dates_in
 from extraction.extractors.rules.fields import Profile, stem
 from extraction.extractors.rules.mentions import Mention
-from extraction.extractors.rules.prompts import OTHERS, Prompt
+from extraction.extractors.rules.prompts import LIMITS, OTHERS, Prompt
 
 NEAR = 0.25  # how far a new reading may lie from the held one, as a share of it
 _CLOCK = re.compile(r"\s*(?:am|pm|o'clock|:\d|h\b|hrs?\b|%|percent)", re.I)
@@ -44,8 +44,7 @@ _AIMED = re.compile(
     r"\b(?:down to|up to|get \w+ (?:down |up )?to|aim(?:ing)? (?:for|at)|target|goal|ideal(?:ly)?|"
     r"should be|want \w+ (?:at|to be)|hoping for|by (?:the end|next))\b[^.;!?]{0,20}$"
     # a capacity or a threshold: "it takes 250", "under 25 there's a fee"
-    r"|\b(?:takes|holds|fits|seats|sleeps|capacity|max(?:imum)?|min(?:imum)?|under|over|above|"
-    r"below|at least|at most|up to|more than|less than|fewer than)\s+(?:about\s+)?$",
+    rf"|\b(?:{LIMITS}|sleeps|capacity|max(?:imum)?|min(?:imum)?|fewer than)\s+(?:about\s+)?$",
     re.I,
 )
 

@@ -229,7 +229,7 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
             rest = re.sub(
                 r"^[\s.:#]*(?:(?:is|was|now|still|then)\b\s*)*", "", rest
             )  # "ext is now 4486"
-            if re.fullmatch(r"[A-Za-z]{0,4}[-/ ]?\d[\w/-]*", template.value):  # "4821", "MC-204417"
+            if CODE.fullmatch(template.value):  # "4821", "MC-204417"
                 code = CODE.match(rest.strip())
                 value = code.group(0) if code else None
             else:
