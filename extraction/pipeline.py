@@ -36,7 +36,8 @@ from extraction.extractors import (
 from extraction.models import ExtractionRun, RunStatus
 from extraction.stages.compress import KeptUnits, atomicity_problems, content_hash
 from extraction.stages.smart_keep import smart_keep
-from extraction.stages.summary import Version, summary_consistent, summary_fold, summary_traceable
+from extraction.stages.summary import Version, summary_consistent, summary_fold
+from extraction.stages.summary_cited import summary_traceable
 from extraction.values import value_signature
 from memory.embedding import embed
 from memory.models import EndUser, Entity, HotDocument, Session, Status, Turn

@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from core.text import sentences
+
 QUESTION_START = re.compile(
     r"^(what|when|where|who|whom|whose|which|why|how|do|does|did|is|are|was|were|can|could|"
     r"would|will|shall|should|may|might|have|has|had|am)\b",
@@ -34,7 +36,63 @@ MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augus
           "september", "october", "november", "december"]  # fmt: skip
 MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}  # fmt: skip
+                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3,
+                "a couple of": 2, "a few": 3}  # fmt: skip
+
+
+# A farewell or thanks that ends an exchange, and the pleasantries said with it ("No worries,
+# Joanna. Hope you enjoy it!", "Cheers! I owe you one. Bye!"). Not "ok", "sure" or "yes": those
+# answer something (an acceptance is what the next session most needs to see).
+_FAREWELL = re.compile(
+    r"\b(bye|goodbye|good night|take care|take it easy|see you|see ya|talk (to you )?(soon|later)|"
+    r"catch you later|speak soon|thanks|thank you|thx|cheers|no worries|no problem|you're welcome|"
+    r"my pleasure|anytime|(great|nice|good|lovely) (catching up|chatting|talking|to hear from you)|"
+    r"have a (good|great|nice|lovely) \w+)\b",
+    re.IGNORECASE,
+)
+_PLEASANTRY = re.compile(
+    r"^\W*(?:[\w']+,?\s+){0,3}?(?:hope you (enjoy|have|like|feel)|i owe you( one)?|let me know if "
+    r"you need|that's the spirit|you too|same to you|will do|all the best|have fun|enjoy|"
+    r"it was (great|nice|good|lovely))\b",
+    re.IGNORECASE,
+)
+
+
+def is_closing(text: str) -> bool:
+    """Whether a turn only closes the exchange: a farewell or thanks, and nothing in it but
+    pleasantries (no question, no figure, no more than a few words besides)."""
+    said = sentences(re.sub(r"\[[^\]]*\]", "", text))
+    if not said or not any(_FAREWELL.search(s) for s in said) or re.search(r"\d|\?", text):
+        return False
+    return all(
+        (_PLEASANTRY.match(s) and len(re.findall(r"\w+", s)) <= 10) or _only_farewell(s)
+        for s in said
+    )
+
+
+def _only_farewell(sentence: str) -> bool:
+    """A farewell with at most four words besides, each a name or a word of thanks ("Great,
+    thanks!", "Thanks so much for your help, Asha!"; not "Yes please, thanks", not "Thanks, that
+    works", not "Thanks, I'll take the blue one")."""
+    rest = _FAREWELL.sub(" ", sentence)
+    words = re.findall(r"[\w']+", rest)
+    return (
+        rest != sentence
+        and len(words) <= 4
+        and all(
+            w.lower() in _THANKS_WORDS or (w[0].isupper() and w.lower() not in _ANSWERS)
+            for w in words
+        )
+    )
+
+
+_THANKS_WORDS = frozenset(
+    re.findall(r"\w+", "so much very again a lot for your the all help time everything today "
+               "really great awesome perfect lovely cool nice oh well alright yea")
+)  # fmt: skip
+_ANSWERS = frozenset(
+    re.findall(r"\w+", "i yes yeah yep sure ok okay no nope fine please right correct exactly")
+)
 
 
 def is_question(sentence: str) -> bool:
@@ -65,10 +123,13 @@ def _number(word: str) -> int | None:
     word = word.lower()
     if word.isdigit():
         return int(word)
-    return NUMBER_WORDS.get(word)
+    # "several" counts only in a relative date: as a number word it would make "several
+    # people" three guests
+    return 3 if word == "several" else NUMBER_WORDS.get(word)
 
 
-_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
+# "a few" and "a couple of" before "a": else "a few years ago" kept its "a" ("a around …").
+_NUM = r"(\d+|a couple of|a few|couple of|few|several|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
 _UNIT = r"(day|days|week|weeks|month|months|year|years)"
 RELATIVE = re.compile(
     r"\b(?:(?P<simple>yesterday|today|tonight|tomorrow|this morning|this evening|this afternoon|"
@@ -96,6 +157,16 @@ def _shift(day: datetime.date, amount: int, unit: str) -> datetime.date:
     return datetime.date(year, month, min(day.day, last))
 
 
+def _as_precise_as(day: datetime.date, unit: str) -> str:
+    """A day counted in months or years is no more precise than its month or year: "two years
+    ago" is around 2021, not around 6 March 2021."""
+    if unit.startswith("year"):
+        return str(day.year)
+    if unit.startswith("month"):
+        return f"{MONTHS[day.month - 1].capitalize()} {day.year}"
+    return format_date(day)
+
+
 def resolve_relative(phrase: str, today: datetime.date) -> tuple[datetime.date, str]:
     """A relative date phrase → (the date it points at, how to say it absolutely)."""
     lowered = phrase.lower()
@@ -107,14 +178,13 @@ def resolve_relative(phrase: str, today: datetime.date) -> tuple[datetime.date, 
     if lowered in simple:
         day = today + datetime.timedelta(days=simple[lowered])
         return day, f"on {format_date(day)}"
-    match = re.fullmatch(rf"{_NUM} {_UNIT} ago", lowered)
+    match = re.fullmatch(rf"{_NUM} {_UNIT} ago", lowered) or re.fullmatch(
+        rf"in {_NUM} {_UNIT}", lowered
+    )
     if match:
-        day = _shift(today, -(_number(match.group(1)) or 1), match.group(2))
-        return day, f"around {format_date(day)}"
-    match = re.fullmatch(rf"in {_NUM} {_UNIT}", lowered)
-    if match:
-        day = _shift(today, _number(match.group(1)) or 1, match.group(2))
-        return day, f"around {format_date(day)}"
+        sign = -1 if lowered.endswith(" ago") else 1
+        day = _shift(today, sign * (_number(match.group(1)) or 1), match.group(2))
+        return day, f"around {_as_precise_as(day, match.group(2))}"
     which, _, what = lowered.partition(" ")
     if what in WEEKDAYS:
         target = WEEKDAYS.index(what)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extraction.extractors import WindowTurn
-from extraction.text import is_question
+from extraction.text import is_closing, is_question
 from extraction.values import value_signature
 
 
@@ -19,10 +19,18 @@ def turn_score(turn: WindowTurn, recency_rank: int, *, answered: bool = False) -
 
 def smart_keep(turns: list[WindowTurn], *, min_kept: int, window: int) -> set[int]:
     """Ids to keep: always the last ``min_kept`` turns, plus up to ``min_kept`` more of the
-    best-scoring among the last ``window``. Never fewer than ``min_kept`` (when there are that many)."""
+    best-scoring among the last ``window``. Never fewer than ``min_kept`` (when there are that many).
+
+    The closing exchange at the end ("No worries, Joanna. Hope you enjoy it!", "Cheers, bye!")
+    is not what the next session needs: the last turns counted are those before it, and it is
+    kept only when nothing else is left."""
     if min_kept <= 0:
         return set()
     ordered = sorted(turns, key=lambda t: t.id)
+    said = list(ordered)
+    while said and is_closing(said[-1].text):
+        said.pop()
+    ordered = said or ordered
     kept = {t.id for t in ordered[-min_kept:]}
     answered: set[int] = set()  # someone else spoke after it
     later: set[str] = set()

@@ -59,7 +59,10 @@ def _score(sentence: str, newest: datetime.date, everywhere: frozenset[str]) -> 
         (newest - _date_of(sentence)).days if _date_of(sentence) != datetime.date.min else 3650
     )
     return (
-        len(_values(sentence) - everywhere) + min(count_tokens(sentence), 40) / 20 - age_days / 365
+        len(_values(sentence) - everywhere)
+        + min(count_tokens(sentence), 40) / 20
+        - age_days / 365
+        - (1.0 if _DEICTIC.match(_what_said(sentence)) else 0.0)
     )
 
 
@@ -79,9 +82,26 @@ def _everywhere(pool: list[str]) -> frozenset[str]:
 _ASIDE = re.compile(r"\s*\[[^\[\]\n]{0,400}\]")
 
 
+# What opens a reply without saying anything: "Yeah, here's one", "Oh wow, it was …".
+_PARTICLE = re.compile(
+    r"(?i:(?:yeah|yea|yes|yep|oh|ah|aw+|wow|haha|lol|hey|well|so|ok|okay|hmm|um|totally|"
+    r"definitely|absolutely|true|sure)\b[,!.]*\s+)+(?=\w)"
+)
+# What points at something said or shown before it ("Here's one I did", "It was Matt"): without
+# the turn it answers it tells little, so it weighs less than a sentence that stands alone.
+_DEICTIC = re.compile(r"(?i:here's|here is|here are|this is|that's|that is|that was|this was|"
+                      r"it was|it is|it's|they are|they're|those are|these are)\b")  # fmt: skip
+
+
 def _said(sentence: str) -> str:
-    """The sentence without its bracketed asides; "" when nothing else is left of it."""
+    """The sentence without its bracketed asides and the particles it opens with; "" when
+    nothing else is left of it."""
     text = re.sub(r"([.!?])\s*\.$", r"\1", _ASIDE.sub("", sentence).strip())  # "City! [...]."
+    start = _body_start(text)
+    start += m.end() if (m := _SAID.match(text[start:])) else 0
+    if particle := _PARTICLE.match(text, start):
+        rest = text[particle.end() :]
+        text = text[:start] + rest[:1].upper() + rest[1:]
     return text if re.search(r"\w", _what_said(text)) else ""
 
 
@@ -159,26 +179,6 @@ def summary_fold(previous: str, new_units: list[str], *, max_tokens: int) -> str
         chosen.remove(min(chosen, key=lambda s: _score(s, newest, everywhere)))
         folded = _compact(chosen)
     return folded
-
-
-def summary_traceable(
-    proposed: list[tuple[str, list[str]]], *, previous: int, units: int, max_tokens: int
-) -> tuple[str, int]:
-    """Keep the model's sentences that cite at least one real line (P1..Pprevious, U1..Uunits),
-    within the token cap; returns (summary, how many were dropped as untraceable)."""
-    valid = {f"P{i + 1}" for i in range(previous)} | {f"U{i + 1}" for i in range(units)}
-    kept: list[str] = []
-    used = dropped = 0
-    for text, sources in proposed:
-        if not text or not sources or not set(sources) <= valid:
-            dropped += 1
-            continue
-        cost = count_tokens(text)
-        if used + cost > max_tokens:
-            break
-        kept.append(text if text.endswith((".", "!", "?")) else text + ".")
-        used += cost
-    return " ".join(kept), dropped
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,10 @@ SETTINGS: dict[str, Setting] = {
         1,
         0,
         200,
-        help="Turns always kept verbatim in the hot tier after extraction, with up to as many "
-        "more of the recent ones worth keeping (an open question, one dense in values). Higher: "
-        "more verbatim context at session start, larger hot document.",
+        help="Turns always kept verbatim in the hot tier after extraction (the last ones before a "
+        "closing exchange of thanks and goodbyes), with up to as many more of the recent ones "
+        "worth keeping (an open question, one dense in values). Higher: more verbatim context at "
+        "session start, larger hot document.",
     ),
     "acu_segment_turns": Setting(
         int,
@@ -140,7 +141,7 @@ SETTINGS: dict[str, Setting] = {
     ),
     "summary_max_tokens": Setting(
         int,
-        300,
+        280,
         50,
         4000,
         help="Token cap of the rolling summary. Older content is folded away, not appended, so "

@@ -130,3 +130,19 @@ def test_a_day_is_written_once_and_a_later_fold_keeps_its_sentences_dated() -> N
     tight = summary_fold(folded, ["On 5 May 2026, Grace started a new job at Kew Gardens."],
                          max_tokens=30)  # fmt: skip
     assert 0 < count_tokens(tight) <= 30
+
+
+def test_a_reply_opens_without_its_particles_and_one_that_points_back_weighs_less() -> None:
+    # "Yeah, here's one I did" says nothing without the turn it answers; "Oh wow," before a
+    # sentence takes room and says nothing either.
+    said = ["On 3 March 2026, Grace said: Yeah, here's one Grace painted at the lake in March 2026.",
+            "On 4 March 2026, Grace said: Oh wow, Tom's sister Ana opened a bakery in Leeds.",
+            "On 5 March 2026, Grace said: It was Matt, the painter from Leeds, last weekend."]  # fmt: skip
+    folded = summary_fold("", said, max_tokens=200)
+    assert "Oh wow" not in folded and "Tom's sister Ana opened a bakery" in folded
+    assert "Yeah," not in folded and "Here's one" in folded
+    # Room for one of two alike: the sentence that stands alone wins over the one that points back.
+    alike = ["On 4 March 2026, Grace said: It was Matt Patterson, he is so talented!",
+             "On 4 March 2026, Grace said: Ana Patterson won, she is so talented!"]  # fmt: skip
+    one = summary_fold("", alike, max_tokens=count_tokens(alike[1]))
+    assert "Ana" in one and "Matt" not in one, one

@@ -535,7 +535,7 @@ export interface components {
         AgentSettings: {
             /** @description Pending tokens that trigger an extraction run. Lower: facts appear sooner, more runs (and model spend). Higher: fewer, larger runs; new facts wait longer. */
             extraction_token_threshold?: number;
-            /** @description Turns always kept verbatim in the hot tier after extraction, with up to as many more of the recent ones worth keeping (an open question, one dense in values). Higher: more verbatim context at session start, larger hot document. */
+            /** @description Turns always kept verbatim in the hot tier after extraction (the last ones before a closing exchange of thanks and goodbyes), with up to as many more of the recent ones worth keeping (an open question, one dense in values). Higher: more verbatim context at session start, larger hot document. */
             min_kept_turns?: number;
             /** @description Turns per segment compressed into memory units (5 turns ≈ 1,000 tokens). Lower: finer units, more embeddings. Higher: fewer, broader units. */
             acu_segment_turns?: number;
@@ -842,7 +842,7 @@ export interface components {
         PatchedAgentSettingsRequest: {
             /** @description Pending tokens that trigger an extraction run. Lower: facts appear sooner, more runs (and model spend). Higher: fewer, larger runs; new facts wait longer. */
             extraction_token_threshold?: number;
-            /** @description Turns always kept verbatim in the hot tier after extraction, with up to as many more of the recent ones worth keeping (an open question, one dense in values). Higher: more verbatim context at session start, larger hot document. */
+            /** @description Turns always kept verbatim in the hot tier after extraction (the last ones before a closing exchange of thanks and goodbyes), with up to as many more of the recent ones worth keeping (an open question, one dense in values). Higher: more verbatim context at session start, larger hot document. */
             min_kept_turns?: number;
             /** @description Turns per segment compressed into memory units (5 turns ≈ 1,000 tokens). Lower: finer units, more embeddings. Higher: fewer, broader units. */
             acu_segment_turns?: number;
