@@ -41,6 +41,8 @@ from extraction.extractors.rules.date_fields import a_step_before, another_occas
 from extraction.extractors.rules.embedded import embed_sentences
 from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import (
+    a_things_code,
+    fills_only,
     holds,
     implausible,
     keep_last_per_field,
@@ -156,7 +158,7 @@ class RulesExtractor:
                 reply=_reply(turns, index),
             )
             found = keep_last_per_field(
-                qualifiers.settle(reader.read(ctx, current, qualifiers), ctx),
+                fills_only(qualifiers.settle(reader.read(ctx, current, qualifiers), ctx), current),
                 ctx.turn.text,
                 current,
             )
@@ -187,11 +189,14 @@ class RulesExtractor:
             ctx = Context(len(turns), last, prompt, fields_, vectors, things=qualifiers.vocab,
                           relations=qualifiers.relations, current=current, reply=None)  # fmt: skip
             claims += [
-                c for c in qualifiers.settle(_confirmations(ctx, []), ctx) if not implausible(c)
+                c
+                for c in fills_only(qualifiers.settle(_confirmations(ctx, []), ctx), current)
+                if not implausible(c)
             ]
         claims += [c for c in qualifiers.the_only(claims) if not implausible(c)]
         fill_currency(claims, named, current, dollar, local)
-        return [_fact(c) for c in claims if not said_as_a_code(c, turns)]
+        codes = qualifiers.coded, qualifiers.vocab
+        return [_fact(c) for c in claims if not said_as_a_code(c, turns) and not a_things_code(c, *codes)]  # fmt: skip
 
     def compress(self, segment: list[WindowTurn], usage: Usage) -> list[AcuCandidate]:
         return compress(segment)
@@ -270,6 +275,8 @@ class _Reader:
         claims += answer_claims(ctx, taken, current, typed_first)
         taken |= {c.profile.key for c in claims}
         claims += cue_claims(ctx, taken, current)
+        # "And return, 4730882214.": no count, and no block on the agent's count after it
+        claims = [c for c in claims if not a_things_code(c, qualifiers.coded, qualifiers.vocab)]
         claims += _confirmations(ctx, claims)
         return claims
 
@@ -338,13 +345,13 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
                 and not (t[1].sentence or "").rstrip().endswith("?")] + told_before_asking(prompt)  # fmt: skip
     told = [t for t in kept[::-1] if not t[0].qualified] + [t for t in kept if t[0].qualified]
     for profile, mention, cue in offered + told:
-        if (
-            any(mention is m for m in prompt.given)
-            and any(k.partition(":")[0] == profile.key for k in ctx.current)
-            and not updates(profile, mention.sentence or "")
-        ):
-            continue  # a value the agent gives by the field's name fills an empty field only
-            # (a measurement read out in the field's unit updates it: "37.9 kilograms")
+        fills = any(mention is m for m in prompt.given) and not updates(
+            profile, mention.sentence or ""
+        )  # a value the agent gives by the field's name fills an empty field only (a
+        # measurement read out in the field's unit updates it: "37.9 kilograms"); one of a
+        # thing, that thing's ("three passengers" of the second ticket), once it is settled
+        if fills and not profile.qualified and profile.key in ctx.current:
+            continue
         if profile.key in stated or any(
             o.profile is profile and not profile.qualified for o in out
         ):
@@ -366,7 +373,9 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
             )
         )
         turns = [prompt.turn, ctx.turn] if offer else [prompt.turn]  # a "thanks" is no source
-        why = {"cue": how, "proposal": mention.how, "field": cue, "agent": True}
+        repeats = profile.qualified and not proposes(mention.sentence or "?")  # a read-back
+        why = {"cue": how, "proposal": mention.how, "field": cue, "agent": True, "fills": fills,
+               "repeats": repeats}  # fmt: skip
         out.append(Claim(profile, mention.value, "confirmed" if confirmed else "inferred", turns,
                          (ctx.index, 0), why, clause=mention.sentence or prompt.turn.text,
                          span=(mention.start, mention.end)))  # fmt: skip

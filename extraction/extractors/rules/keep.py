@@ -273,3 +273,40 @@ def said_as_a_code(claim: Claim, turns: list[WindowTurn]) -> bool:
         for t in turns
         for m in re.finditer(rf"(?<![\d,.]){digits}(?![\d,.]\d)", t.text)
     )
+
+
+def a_things_code(claim: Claim, nouns: Mapping[str, str], codes: Mapping[str, list[str]]) -> bool:
+    """A count or an amount that is one of the codes a coded field's things go by (``codes``,
+    by field; ``nouns``, the coded fields): "And return, 4730882214." is no count of
+    passengers (and no longer blocks the agent's "three passengers" after it). Not text
+    values: an account, policy or phone number is shaped as codes are."""
+    value = claim.value
+    if not isinstance(value, int | float) or claim.profile.type not in ("number", "money"):
+        return False  # text: a review found phone, account and policy numbers shaped as codes
+    if not float(value).is_integer() or value < 1000:
+        return False
+    return any(f"{value:.0f}" == re.sub(r"[\s-]", "", code) for key in nouns for code in codes[key])
+
+
+def fills_only(claims: list[Claim], current: Mapping[str, str]) -> list[Claim]:
+    """Without the agent's values given by a field's name for a thing memory already holds a
+    value of that field for (see ``_confirmations``): they fill an empty field only; and
+    without what the agent says back of a thing memory holds just so ("yeah 150 now" —
+    "Sertraline 150mg, noted."): the user's word stays its source."""
+    out = []
+    keys = [c.key for c in claims]
+    for claim in claims:
+        fills, repeats = claim.why.pop("fills", False), claim.why.pop("repeats", False)
+        if (fills and claim.key in current) or (
+            repeats and keys.count(claim.key) == 1 and _held(claim, current)
+        ):  # not "I've cancelled Bramble Kitchen and booked Thistle & Fork": the last one stands
+            continue
+        out.append(claim)
+    return out
+
+
+def _held(claim: Claim, current: Mapping[str, str]) -> bool:
+    try:
+        return current.get(claim.key) == fact_value_validate(claim.profile.field, claim.value)[1]
+    except ValidationFailed:
+        return False

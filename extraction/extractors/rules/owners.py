@@ -41,6 +41,14 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     quoted = mention.type == "money" and quotes(sentence, None)  # "£238 all in": a price put
     # the fields that can take it: a slot offered for Thursday is no last visit's date
     fields = [p for p in fields if p.type == mention.type and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))]  # fmt: skip
+    said = mention.after.split()[:1]
+    named = re.match(r"\s+[A-Z][a-z]", sentence[mention.end :])
+    if mention.type == "number" and named and float(mention.value) >= 1000:
+        return None  # "12017 Shatabdi", "12621 Tamil Nadu Express": a train's number, no count
+    # "three passengers": the count its key names, whatever the turn asked
+    keyed = [p for p in fields if mention.type == "number" and said and said[0] not in _LINKS
+             and stem(said[0]) in {stem(w) for w in p.key.split("_")}]  # fmt: skip
+    fields = keyed or fields
     for profile in fields:
         if mention.type == "enum" and mention.value not in (profile.field.get("choices") or []):
             continue
@@ -61,7 +69,7 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         unit = mention.after.split()[:1]
         if a_stretch_of_its_period(profile, mention):
             continue
-        if unit and stem(unit[0]) in profile.words:
+        if unit and (stem(unit[0]) in profile.words or profile in keyed):
             points += 1.0  # "20 milligrams" for a field in mg
         elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
             continue  # "within a few days" counts no bags
@@ -87,6 +95,7 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     return best
 
 
+_LINKS = {"per", "a", "an", "the", "of", "in", "for", "each", "and", "or", "to", "on", "at", "by"}
 # The thing a clause prices: "the damage waiver is €38", "insurance would be $15 a day".
 _PRICED_THING = re.compile(
     r"(?:^|[;,:]\s*|\band\s+)(?:the\s+|your\s+)?(?P<thing>[a-z][a-z -]{2,40}?)\s+(?:is|are|"
