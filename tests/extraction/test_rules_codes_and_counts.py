@@ -56,7 +56,11 @@ def test_a_real_phone_number_still_lands_beside_the_codes() -> None:
 
 
 def test_numbers_shaped_as_the_codes_stay_what_they_are() -> None:
-    said = [("u", "Order 50213377."), ("a", "Shipped. Mobile for the texts?"), ("u", "07700900461.")]
+    said = [
+        ("u", "Order 50213377."),
+        ("a", "Shipped. Mobile for the texts?"),
+        ("u", "07700900461."),
+    ]
     assert _facts(said, DESK)["phone"] == "07700900461"
 
 
@@ -77,4 +81,3 @@ def test_a_count_said_with_its_noun_is_that_fields_and_a_long_number_before_a_na
             ("u", "Three.")]  # fmt: skip
     facts = _facts(said, ROOMS)
     assert facts == {"guests": 2, "nights": 3}
-
