@@ -105,6 +105,24 @@ def names_a_code(before: str, digits: str) -> bool:
     return len(digits) >= 5 or bool(re.search(r"no\.?|number|id|#|end|last", found.group(0), re.I))
 
 
+# A run of digits said when the agent asked about another field is that field's, not a phone
+# number, unless written as one (a leading +, 0 or "(", groups) or said as one ("call me on",
+# "my number is"): "61220045" to "Which order?" is an order. Said unasked, it is a phone's.
+_DIALLED = re.compile(r"^\s*(?:\+|0|\(|\d+[\s.-]\d)")
+_CALL = re.compile(r"\b(?:call(?:s|ed|ing|back)?|ring|reach|texts?|texting|sms|whatsapp|dial|"
+                   r"(?:hand)?phone|mobile|mob|cell(?:phone)?|landline|tel|contact|my number|"
+                   r"get me on|i'm on|best on|try me|alerts?|otps?|reminders?|notify|message)\b",
+                   re.I)  # fmt: skip
+
+
+def said_as_phone(text: str, match: re.Match[str], asked_else: bool, codes: set[str]) -> bool:
+    """Whether a phone-shaped number is a phone number: said unasked (``asked_else``: the
+    agent's question was about another field) and not one of the things' ``codes`` (an order
+    number given to "Give me the order reference"), or written or said as one."""
+    code = re.sub(r"\D", "", match.group(0)) in codes
+    return not (asked_else or code) or bool(_DIALLED.search(match.group(0)) or _CALL.search(text))
+
+
 def is_phone(text: str, match: re.Match[str]) -> bool:
     """At least eight digits, and not a booking's or an account's number ("PNR 4521879001")."""
     digits = sum(c.isdigit() for c in match.group(0))

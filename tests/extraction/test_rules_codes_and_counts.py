@@ -10,6 +10,8 @@ import datetime
 import functools
 from typing import Any
 
+import pytest
+
 from tests.extraction.dialogue import dialogue_facts
 
 MON = datetime.datetime(2026, 5, 4, 9, 0, tzinfo=datetime.UTC)
@@ -81,3 +83,34 @@ def test_a_count_said_with_its_noun_is_that_fields_and_a_long_number_before_a_na
             ("u", "Three.")]  # fmt: skip
     facts = _facts(said, ROOMS)
     assert facts == {"guests": 2, "nights": 3}
+
+
+@pytest.mark.parametrize(
+    ("said", "phone"),
+    [
+        ([("a", "Which order is it?"), ("u", "50213377.")], None),
+        ([("a", "Can I have your order number?"), ("u", "It's 50213377, thanks.")], None),
+        ([("u", "You can reach me on 9845012345.")], "9845012345"),
+        ([("u", "My mobile is 9845012345, order 50213377.")], "9845012345"),
+        ([("a", "Best number to text you on?"), ("u", "9845012345")], "9845012345"),
+        ([("u", "Texts to 07911 223344 please.")], "07911 223344"),
+        ([("u", "Put 07911223344 on the order.")], "07911223344"),
+        ([("u", "It's 98450123 if you need me.")], "98450123"),  # unasked: a phone's
+        ([("a", "Which order is it?"), ("u", "5021337790")], None),  # asked for another field
+        ([("u", "Order 50213377 is late, the driver keeps calling 9845012345.")], "9845012345"),
+    ],
+)
+def test_digits_are_a_phone_number_when_asked_said_or_written_as_one(
+    said: list[tuple[str, str]], phone: str | None
+) -> None:
+    assert _facts(said, DESK).get("phone") == phone
+
+
+def test_digits_alone_answer_a_question_about_the_things_code() -> None:
+    said = [("a", "Give me the order reference please."), ("u", "50213377."),
+            ("a", "That one is shipped, in two parcels."), ("u", "Ok.")]  # fmt: skip
+    facts = _facts(said, DESK)
+    assert facts == {"order_state:50213377": "shipped", "parcels:50213377": 2}
+    # "number" alone asks no code: a phone asked for stays a phone
+    asked = [("a", "What number can the courier text?"), ("u", "9845012345")]
+    assert _facts(asked, DESK) == {"phone": "9845012345"}

@@ -78,13 +78,17 @@ def _inside(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
 def code_answer(question: str, reply: str, noun: str) -> tuple[str, str | None] | None:
     """ "And the registration on the Fiesta?" — "LR17 KXD. It's a 2017 one": the code the reply
     gives to a question about one, with the name the question used."""
-    if not question.rstrip().endswith("?") or not re.search(
-        rf"(?i:\b(?:{_nouns(noun)})\b)", question
-    ):
+    asks = question.rstrip().endswith("?") or re.search(r"(?i:\bplease)\W*$", question)
+    if not asks or not re.search(rf"(?i:\b(?:{_nouns(noun)})\b)", question):
         return None
     code = re.match(
         rf"\W*(?:(?:(?i:it's|it is|its|yes|sure)|[a-z]+),?\s+)?({SPACED_CODE}|{STRONG_CODE})", reply
     )
+    # digits alone, to a question that names the things or their code ("the PNR", "the claim
+    # number"), not only "number" ("Best number to call?" asks a phone)
+    specific = re.search(rf"(?i:\b(?:{re.escape(noun)}s?|pnr|ref|reference|id)\b)", question)
+    digits = re.fullmatch(r"\W*(?:(?i:it's|it is|its|yes|sure|yeah),?\s+)?(\d{5,})\W*", reply)
+    code = code or (digits if noun and specific else None)
     if code is None:
         return None
     named = _NAMED_IN_QUESTION.search(question)
