@@ -114,3 +114,30 @@ def test_digits_alone_answer_a_question_about_the_things_code() -> None:
     # "number" alone asks no code: a phone asked for stays a phone
     asked = [("a", "What number can the courier text?"), ("u", "9845012345")]
     assert _facts(asked, DESK) == {"phone": "9845012345"}
+
+
+RACE = [_f("race_date", "date", "Date of the customer's next race"),
+        _f("coaching_fee", "money", "Monthly coaching fee agreed")]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # A year names no day: "last year" / "next year" is no date for a date field.
+        (
+            [
+                ("u", "My friend paid S$280."),
+                ("a", "That was a promotion last year. S$300?"),
+                ("u", "OK, 300 is fine."),
+            ],
+            {"coaching_fee": {"amount": 300, "currency": "SGD"}},
+        ),
+        ([("a", "When is your next race?"), ("u", "Next year, not sure when.")], {}),
+        (
+            [("a", "When is your next race?"), ("u", "The 3rd of March next year.")],
+            {"race_date": "2027-03-03"},
+        ),
+    ],
+)
+def test_a_year_alone_is_no_date(said: list[tuple[str, str]], facts: dict[str, Any]) -> None:
+    assert _facts(said, RACE) == facts

@@ -266,14 +266,19 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         if (day is not None and kind == "weekday" and (match.group("which") or "").lower() == "next"
                 and day - today < datetime.timedelta(days=7) and re.search(rf"\bthis {wd}\b", text, re.I)):  # fmt: skip
             day += datetime.timedelta(days=7)  # "Not this Friday … next Friday": the one after
-        if kind == "period" and _VAGUE.search(text):
-            continue  # "might be next week sometime": no day
+        if kind == "period" and (_VAGUE.search(text) or match.group("what").lower() == "year"):
+            continue  # "might be next week sometime", "a promotion last year": no day
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
         if (day is not None and day > today and kind in ("mdy", "month")
                 and not match.groupdict().get("y") and _BACK.search(text, 0, start)):  # fmt: skip
             day = day.replace(year=day.year - 1)  # "back in February", said in April
+        said_year = _SAID_YEAR.match(text, end)  # "the 3rd of March next year"
+        if (day is not None and said_year and kind in ("dmy", "mdy", "month", "mid", "ordinal")
+                and not match.groupdict().get("y")):  # fmt: skip
+            step = {"last": -1, "next": 1, "this": 0}[said_year.group(1).lower()]
+            day = _on_year(day, today.year + step)
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -285,6 +290,13 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
 
 
 _VAGUE = re.compile(r"\bsome ?time\b|\bat some point\b|\bat some stage\b", re.I)
+_SAID_YEAR = re.compile(r",?\s+(next|last|this) year\b", re.I)
+
+
+def _on_year(day: datetime.date, year: int) -> datetime.date:
+    return day.replace(year=year, day=min(day.day, calendar.monthrange(year, day.month)[1]))
+
+
 _PER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven)\s+[a-z]+\s+$", re.I)
 # "back in February": gone by (not "I'll be back in June", "coming back in May")
 _BACK = re.compile(
