@@ -141,3 +141,10 @@ RACE = [_f("race_date", "date", "Date of the customer's next race"),
 )
 def test_a_year_alone_is_no_date(said: list[tuple[str, str]], facts: dict[str, Any]) -> None:
     assert _facts(said, RACE) == facts
+
+
+def test_the_fields_own_noun_is_no_thing_named_with_another() -> None:
+    said = [("u", "Both orders please."),
+            ("a", "50213377: 2 parcels, and 50219904: 3 parcels.")]  # fmt: skip
+    facts = _facts(said, DESK, known={"parcels:50213377": "2"})
+    assert facts == {"parcels:50219904": 3}  # not "parcels:parcels"

@@ -19,7 +19,7 @@ from dataclasses import replace
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.codes import code_answer, code_pattern, codes_in, same_shape
-from extraction.extractors.rules.fields import _PER, GENERIC, Profile
+from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
 from extraction.extractors.rules.naming import (
     BODY_PARTS,
     RELATION_NAMED,
@@ -268,7 +268,8 @@ class Qualifiers:
         match = re.search(
             rf"(?:\bthe\s+)?([\w-]+)\s*,?\s+and\s+(?:the\s+)?{re.escape(last)}\b", stretch, re.I
         )
-        if not match or match.group(1).lower() in KIND_WORDS | GENERIC:
+        if not match or match.group(1).lower() in KIND_WORDS | GENERIC or stem(
+            match.group(1).lower()) in profile.key_words:  # fmt: skip  # "2 parcels, and …": its noun
             return []
         word = match.group(1)
         if profile.qualifier_kind == "name":
