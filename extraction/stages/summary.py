@@ -37,10 +37,15 @@ def _date_of(sentence: str) -> datetime.date:
 _SAID = re.compile(r"^\s*(?:[A-Z][\w.'-]*\s+){1,3}said:\s*")
 
 
+def _said_at(sentence: str) -> int:
+    """Where what a summary sentence says starts: after the date it is dated with and who said it."""
+    start = _body_start(sentence)
+    return start + (m.end() if (m := _SAID.match(sentence[start:])) else 0)
+
+
 def _what_said(sentence: str) -> str:
     """A summary sentence without its frame: the date it is dated with and who said it."""
-    start = _body_start(sentence)
-    return sentence[start + (m.end() if (m := _SAID.match(sentence[start:])) else 0) :]
+    return sentence[_said_at(sentence) :]
 
 
 def _values(sentence: str) -> frozenset[str]:
@@ -97,8 +102,7 @@ def _said(sentence: str) -> str:
     """The sentence without its bracketed asides and the particles it opens with; "" when
     nothing else is left of it."""
     text = re.sub(r"([.!?])\s*\.$", r"\1", _ASIDE.sub("", sentence).strip())  # "City! [...]."
-    start = _body_start(text)
-    start += m.end() if (m := _SAID.match(text[start:])) else 0
+    start = _said_at(text)
     if particle := _PARTICLE.match(text, start):
         rest = text[particle.end() :]
         text = text[:start] + rest[:1].upper() + rest[1:]

@@ -138,7 +138,7 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
             days=14 if g["span"] == "fortnight" else 7
         )
     if kind == "period":
-        step = {"last": -1, "next": 1, "coming": 1, "this": 0}[g["which"].lower()]
+        step = _STEP[g["which"].lower()]
         what = g["what"].lower()
         if what in ("week", "weekend"):
             monday = (
@@ -147,7 +147,7 @@ def _resolve(kind: str, m: re.Match[str], today: datetime.date) -> datetime.date
             return monday + datetime.timedelta(days=5 if what == "weekend" else 0)
         if what == "month":
             return shift(today.replace(day=1), step, "month")
-        return datetime.date(today.year + step, 1, 1)
+        return None  # "a promotion last year": a year names no day
     if kind == "end":
         what, edge = g["what"].lower(), g["edge"].lower()
         base = today if not g["nx"] else shift(today, 1, what)
@@ -266,8 +266,8 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         if (day is not None and kind == "weekday" and (match.group("which") or "").lower() == "next"
                 and day - today < datetime.timedelta(days=7) and re.search(rf"\bthis {wd}\b", text, re.I)):  # fmt: skip
             day += datetime.timedelta(days=7)  # "Not this Friday … next Friday": the one after
-        if kind == "period" and (_VAGUE.search(text) or match.group("what").lower() == "year"):
-            continue  # "might be next week sometime", "a promotion last year": no day
+        if kind == "period" and _VAGUE.search(text):
+            continue  # "might be next week sometime": no day
         if (day is not None and kind == "ordinal" and day > today
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
@@ -277,8 +277,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
         said_year = _SAID_YEAR.match(text, end)  # "the 3rd of March next year"
         if (day is not None and said_year and kind in ("dmy", "mdy", "month", "mid", "ordinal")
                 and not match.groupdict().get("y")):  # fmt: skip
-            step = {"last": -1, "next": 1, "this": 0}[said_year.group(1).lower()]
-            day = _on_year(day, today.year + step)
+            day = shift(day, today.year + _STEP[said_year.group(1).lower()] - day.year, "year")
         if day is not None:
             relative = kind not in ("iso", "dmy", "mdy", "numeric")
             found.append(DateMention(day, start, end, match.group(0), relative, kind))
@@ -291,12 +290,7 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
 
 _VAGUE = re.compile(r"\bsome ?time\b|\bat some point\b|\bat some stage\b", re.I)
 _SAID_YEAR = re.compile(r",?\s+(next|last|this) year\b", re.I)
-
-
-def _on_year(day: datetime.date, year: int) -> datetime.date:
-    return day.replace(year=year, day=min(day.day, calendar.monthrange(year, day.month)[1]))
-
-
+_STEP = {"last": -1, "next": 1, "coming": 1, "this": 0}
 _PER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven)\s+[a-z]+\s+$", re.I)
 # "back in February": gone by (not "I'll be back in June", "coming back in May")
 _BACK = re.compile(

@@ -66,12 +66,11 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         points = near + local + 0.8 * wide + (1.5 if profile is asked else 0.0)
         if sum(p.type == profile.type for p in fields) == 1:
             points += 0.6  # the schema's only field of the type
-        unit = mention.after.split()[:1]
         if a_stretch_of_its_period(profile, mention):
             continue
-        if unit and (stem(unit[0]) in profile.words or profile in keyed):
+        if said and (stem(said[0]) in profile.words or profile in keyed):
             points += 1.0  # "20 milligrams" for a field in mg
-        elif unit and mention.type == "number" and _TIME_UNIT.fullmatch(unit[0]):
+        elif said and mention.type == "number" and _TIME_UNIT.fullmatch(said[0]):
             continue  # "within a few days" counts no bags
         dated = mention.type == "date" and (
             offering or (prompt.kind and re.search(r"\d", mention.how))

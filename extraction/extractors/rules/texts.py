@@ -369,6 +369,7 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     """Values with a shape of their own (emails, phone numbers, postal codes), for the text
     fields that hold them, wherever the user writes them."""
     out, codes = [], {w for ws in ctx.things.values() for w in ws if w.isdigit()}
+    best = ctx.prompt.best() if ctx.prompt is not None else None  # the field the agent asked
     for profile in ctx.fields:
         if profile.type != "string" or profile.key in taken:
             continue
@@ -383,15 +384,13 @@ def shaped_claims(ctx: Context, taken: set[str]) -> list[Claim]:
                                   street[1], {"cue": "a street address"}))  # fmt: skip
             taken.add(profile.key)
             continue
-        best = ctx.prompt.best() if ctx.prompt is not None else None  # a phone asked, or else
         for field_words, shape, what in _SHAPES:
             if not field_words.search(about):
                 continue
             match = next((m for m in shape.finditer(ctx.turn.text) if what != "a phone number" or (is_phone(
                 ctx.turn.text, m) and (best is profile or said_as_phone(ctx.turn.text, m, best is not None, codes)))), None)  # fmt: skip
-            if match and what == "a postal code" and match.group(0).isdigit():  # digits alone:
-                asked = ctx.prompt is not None and ctx.prompt.best() is profile  # only if asked
-                match = match if asked or field_words.search(ctx.turn.text) else None  # or named
+            if match and what == "a postal code" and match.group(0).isdigit():  # asked or named
+                match = match if best is profile or field_words.search(ctx.turn.text) else None
             if match:
                 out.append(text_claim(ctx, profile, match.group(0).strip(), text_source(ctx, ctx.turn.text),
                                   match.start(), {"cue": what}))  # fmt: skip
