@@ -66,7 +66,11 @@ DENY_ANY = re.compile(
 DEFERS = re.compile(
     r"\b(?:let me think|i'll think|think about it|let me check|i'll check|need to check|"
     r"i'll let you know|not sure yet|get back to you|lemme check|let me discuss|discuss (?:it )?with|"
-    r"talk (?:it over )?(?:to|with) my|ask my|check my (?:schedule|calendar|diary)|call (?:you )?back)\b",
+    r"talk (?:it over )?(?:to|with) my|ask my|check my (?:schedule|calendar|diary)|call (?:you )?back|"
+    # "ok send, will see", "we'll see how it goes" (not "I'll see you Friday", "will see the vet")
+    r"(?:i'll|we'll|i will|we will|will) see\b(?!\s+(?:you|u|ya|him|her|them|the|a|an|my|our|your)\b)|"
+    r"wait and see|sleep on it|mull (?:it )?over|have a think|(?:i'll|we'll|will) (?:decide|consider)\b|"
+    r"(?:i'll|we'll|will) (?:look|read) (?:at |into |over |through )?(?:it|them|that)\b)",
     re.I,
 )
 HEDGE = re.compile(
@@ -209,7 +213,8 @@ ACKNOWLEDGE = re.compile(
 
 
 def acknowledges(text: str) -> bool:
-    return bool(ACKNOWLEDGE.match(text)) and not denies(text)
+    """ "Ok, thanks" after the agent says a value; "ok send, will see" puts it off."""
+    return bool(ACKNOWLEDGE.match(text)) and not (denies(text) or DEFERS.search(text))
 
 
 def denies(text: str) -> bool:
@@ -224,15 +229,33 @@ def small_talk(text: str) -> bool:
     return bool(SMALL_TALK.match(text.strip()))
 
 
-def third_party(clause: str, words: Collection[str] = ()) -> re.Match[str] | None:
+def third_party(
+    clause: str, words: Collection[str] = (), things: bool = False
+) -> re.Match[str] | None:
     """Whether the clause speaks of someone else's things ("my cousin paid 1.1 crore"); a
     capitalised word's "'s" that is a word of the field (``words``, stems) is no one's:
-    "Budget's 15k"."""
+    "Budget's 15k"; for a field of one fact per thing (``things``), the household's things
+    are the user's: "my son's rabbit Coco is 3"."""
     for match in THIRD_PARTY.finditer(clause):
+        if things and _HOUSEHOLD.search(match.group(0)):
+            continue
         possessive = re.match(r"([A-Z][a-z]+)'s\s", match.group(0))
         if not (possessive and stem(possessive.group(1)) in words):
             return match
     return None
+
+
+_HOUSEHOLD = re.compile(
+    r"\b(?:son|daughter|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?)s?'s$", re.I
+)
+
+
+def away(owner: re.Match[str], before: int) -> bool:
+    """Whether ``owner`` (a THIRD_PARTY match), said before ``before``, is the possessive of
+    someone outside the user's household: "my sister's cat Simba", "a friend's flat" (not "my
+    son's", "my wife's")."""
+    said = owner.group(0)
+    return owner.start() < before and said.lower().endswith("'s") and not _HOUSEHOLD.search(said)
 
 
 def clauses(sentence: str) -> list[tuple[int, int]]:

@@ -322,6 +322,9 @@ _TIME_COUNT = re.compile(r"(?:^|_)(?:years?|months?|weeks?|days?|hours?)(?:_|$)"
 _PER_PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?:year|month|week|day|hour)\b", re.I)
 
 
+_NO_DATE = re.compile(r"\b(?:up|out)[\s-]+(?:to|of)[\s-]+date\b|\bto date\b", re.I)
+
+
 def cue_score(profile: Profile, text: str) -> tuple[float, str | None]:
     """How strongly ``text`` names the field by its words: (score, the best word)."""
     best, best_word, total = 0.0, None, 0.0
@@ -329,6 +332,8 @@ def cue_score(profile: Profile, text: str) -> tuple[float, str | None]:
             and not _PER_PERIOD.search(profile.about.replace("_", " "))):  # fmt: skip
         text = _PER_PERIOD.sub(" ", text)  # "make a year" is a rate, no count of years (unless
         # the field is itself one a week: "sessions_per_week")
+    if profile.type == "date":  # "Is her vaccination up to date?" names no date (but a
+        text = _NO_DATE.sub(" ", text)  # field of whether jabs are up to date, yes)
     for w in set(content_words(text, parts=True)):
         weight = profile.words.get(w, 0.0)
         total += weight

@@ -17,6 +17,7 @@ UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 _TIME = {
     "day": 1.0,
     "week": 7.0,
+    "fortnight": 14.0,
     "month": 30.0,
     "year": 365.0,
     "yr": 365.0,

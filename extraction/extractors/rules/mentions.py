@@ -233,6 +233,13 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 int(number.value) if float(number.value).is_integer() else number.value
             )
             out.append(Mention("number", value, number.start, number.end, "number", number.after))
+        if any(p.type == "number" and _TIMED.search(p.about) for p in fields):  # "days_supply"
+            for match in _A_SPAN.finditer(sentence):  # "A month, yes." is one month
+                if not (
+                    _overlaps(match.start(), match.end(), taken)
+                    or _NOT_A_SPAN.search(sentence[: match.start()])
+                ):
+                    out.append(Mention("number", 1, match.start(), match.end(1), "number", sentence[match.start(2) :]))  # fmt: skip
     for profile in fields:
         if profile.type == "enum":
             for mention in enum_mentions(sentence, profile):
@@ -243,6 +250,11 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
     return sorted(out, key=lambda m: m.start)
 
 
+_TIMED = re.compile(r"\b(?:days?|weeks?|months?|years?)\b", re.I)
+_A_SPAN = re.compile(r"\b(an?)\s+((?:day|week|fortnight|month|year)\b)", re.I)
+# "once a week", "in a month", "a year ago": a rate or a time, not a stretch of one
+_NOT_A_SPAN = re.compile(r"\b(?:once|twice|times|per|every|each|in|within|than|half|about)\s+$"
+                         r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+){0,2}$", re.I)  # fmt: skip
 _SIGNED = re.compile(
     r"[₹$€£¥]|\b(?:rs|inr|usd|eur|gbp|sgd|aud|cad|chf|dollars?|pounds?|euros?|rupees?|bucks|"
     r"francs?|yen|lakhs?|crores?|quid)\b",

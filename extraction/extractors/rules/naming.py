@@ -278,7 +278,8 @@ def person_name(
     Wendt, data platform team."), in lower case too when the agent's next turn greets its first
     word ("morning. declan murphy, murphy and sons." — "Morning Declan.")."""
     greeted = saluted = False
-    for index, sentence in enumerate(re.split(r"(?<=[.!?])\s+", text.strip())[:3]):
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())[:3]
+    for index, sentence in enumerate(parts):
         rest = _GREETING.sub("", sentence)
         greeted = greeted or rest != sentence  # "Morning! David Okafor."
         saluted = saluted or bool(_SALUTATION.match(sentence))
@@ -334,6 +335,11 @@ def person_name(
             name = " ".join(
                 w if w[:1].isupper() or w in _PARTICLES else w.capitalize() for w in words
             )
+            said_again = re.match(  # "Linda. Linda Hayes.": the name said again, in full
+                rf"{re.escape(name)}((?:\s+[A-Z][\w'-]+){{1,2}})[.!,]?$",
+                " ".join(parts[index + 1 : index + 2]),
+            )
+            name += said_again.group(1) if said_again and len(words) == 1 else ""
             return name, "introduction" if intro or not asked else "answer"
         if len(rest.split()) > 1:  # "Hi doc. Rahul Menon, …": a word after hello still greets
             greeted = False  # only a sentence right after the greeting introduces

@@ -40,6 +40,9 @@ _VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
+_NOT_THE_THING = re.compile(
+    r"(?i:\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$)|(?i:\b(?:on|at|from|via)\s+)(?:[A-Z][\w'-]*\s+)*$"
+)
 
 
 class Qualifiers:
@@ -331,12 +334,9 @@ class Qualifiers:
         if profile.qualifier_kind == "name":
             for match in re.finditer(r"\b[A-Z][a-z][\w'-]*", stretch):
                 word = match.group(0).removesuffix("'s")
-                titled = re.search(
-                    r"\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$", lowered[: match.start()]
-                )
                 if (
                     word in self.names
-                    and not titled
+                    and not _NOT_THE_THING.search(stretch[: match.start()])  # "on Royal Canin"
                     and not _AFTER_REFERENCE.search(lowered[: match.start()])
                 ):
                     found.append((match.start(), word))

@@ -322,7 +322,7 @@ def typed_claims(
             if "repeats proposal" in why and denies(ctx.turn.text) and not accepts(ctx.turn.text):
                 ctx.dropped.append(Dropped(mention.value, "the proposal, refused", ctx.turn))
                 continue  # "Can't do Tuesday."
-            owner = third_party(clause, ctx.words)
+            owner = third_party(clause, ctx.words, best.qualified)
             if owner and owner.start() < mention.start - a and not _subject_of(best, clause, owner, ctx.relations) \
                     and points >= ACCEPT / 2 and "repeats proposal" not in why \
                     and not own_after(clause, owner.end(), mention.start - a):  # fmt: skip
@@ -344,7 +344,7 @@ def typed_claims(
                 ctx.dropped.append(Dropped(mention.value, f"no field: best {best.key} {points:.2f}" + " (written if the agent says it back)" * near, ctx.turn))  # fmt: skip
                 ctx.offered += [Claim(best, mention.value, "explicit", [ctx.turn], (ctx.index, s_start + mention.start), {**why, "near": True}, clause=sentence)] * near  # fmt: skip
                 continue
-            owner = third_party(clause, ctx.words)
+            owner = third_party(clause, ctx.words, best.qualified)
             local = mention.start - a  # the value's place in its clause
             if (
                 owner

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from core.text import sentences
-from extraction.extractors.rules.acts import clauses, hedged, is_question
+from extraction.extractors.rules.acts import away, clauses, hedged, is_question, third_party
 from extraction.extractors.rules.fields import Profile, similarity
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context
@@ -31,9 +31,11 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
             while (found := _text_value(things, profile, clause[at:])) is not None:
                 qualifier, value, how, end = found
                 why = {"cue": how, "qualifier": "said with it"}
-                out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
-                                 (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
-                                 span=(start + at, start + len(clause))))  # fmt: skip
+                owner = third_party(clause[at:])  # "my sister's cat Simba is on …": not the user's
+                if not (owner and away(owner, clause[at:].find(value))):
+                    out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
+                                     (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
+                                     span=(start + at, start + len(clause))))  # fmt: skip
                 at += max(end, 1)
     return _one_field_each(out)
 
@@ -91,7 +93,8 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
         match = re.search(pattern, clause)
         if match:
             said_value = match.group("v")
-            nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|(?:,|\band\b|\bbut\b)\s*(?i:she|he|it|they)\b",
+            nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|(?:,|\band\b|\bbut\b)\s*(?i:she|he|it|they)\b"
+                            r"|(?i:\s+(?:and|but)\s+(?:is|are|was|has|have|had|weighs|needs|takes|gets|seems|looks)\b)",
                             said_value)  # fmt: skip
             said_value = said_value[: nxt.start()] if nxt else said_value  # "… and Pepper is …"
             value = clean(_last_phrase(said_value) if how == "what it is for" else said_value)
