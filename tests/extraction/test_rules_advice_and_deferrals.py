@@ -114,3 +114,17 @@ def test_a_span_said_with_a_is_one_of_it() -> None:
         [("a", "How often do you train?"), ("u", "I do 3 sessions a week")], TRAINING
     ) == {"sessions_per_week": 3}
     assert _facts([asked, ("u", "I pop in once a week anyway")], SUPPLY) == {}
+
+
+DIETS = [
+    _field("dietary", "string", "Dietary need of each guest, one fact per guest (dietary:<name>)")
+]
+
+
+def test_same_is_a_reference_and_too_is_no_part_of_a_value() -> None:
+    said = "Both of them, Lucy and Tom. Lucy is vegan and Tom is vegan too."
+    assert _facts([("a", "Any dietary needs for the guests?"), ("u", said)], DIETS) == {
+        "dietary:Lucy": "vegan",
+        "dietary:Tom": "vegan",
+    }
+    assert _facts([("a", "Any dietary needs for Tom?"), ("u", "Tom is the same")], DIETS) == {}

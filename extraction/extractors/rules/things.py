@@ -37,7 +37,18 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
                                      (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
                                      span=(start + at, start + len(clause))))  # fmt: skip
                 at += max(end, 1)
-    return _one_field_each(out)
+    return _one_field_each(_of_the_field(out))
+
+
+_SAME = re.compile(r"(?:the\s+)?same(?:\s+(?:as\b.*|again|too|thing))?", re.I)
+_ALSO = re.compile(r"\s+(?:too|as well|also)$", re.I)
+
+
+def _of_the_field(claims: list[Claim]) -> list[Claim]:
+    """ "Clover is the same" is a reference, not a breed; "Tom is vegan too" is "vegan"."""
+    for claim in claims:
+        claim.value = _ALSO.sub("", str(claim.value))
+    return [c for c in claims if not _SAME.fullmatch(str(c.value))]
 
 
 _KIND_FIELD = re.compile(r"\b(?:type|kind|breed|species|model|make|sort|what it is)\b", re.I)
@@ -94,7 +105,7 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
         if match:
             said_value = match.group("v")
             nxt = re.search(rf"(?:,|\band\b|\bbut\b)\s+(?i:the\s+)?(?:{options})\b|(?:,|\band\b|\bbut\b)\s*(?i:she|he|it|they)\b"
-                            r"|(?i:\s+(?:and|but)\s+(?:is|are|was|has|have|had|weighs|needs|takes|gets|seems|looks)\b)",
+                            r"|(?i:\s+(?:and|but)\s+(?:(?:my|our|his|her|their)\s+\w+\s+)?(?:is|are|was|has|have|had|weighs|needs|takes|gets|seems|looks)\b)",
                             said_value)  # fmt: skip
             said_value = said_value[: nxt.start()] if nxt else said_value  # "… and Pepper is …"
             value = clean(_last_phrase(said_value) if how == "what it is for" else said_value)
