@@ -128,3 +128,29 @@ def test_same_is_a_reference_and_too_is_no_part_of_a_value() -> None:
         "dietary:Tom": "vegan",
     }
     assert _facts([("a", "Any dietary needs for Tom?"), ("u", "Tom is the same")], DIETS) == {}
+
+
+MEDS = [
+    _field("medication", "string",
+           "Current dose and schedule of each medication, one fact per medication (medication:metformin)"),
+    _field("next_review", "date", "Date of the next review appointment"),
+]  # fmt: skip
+
+
+def test_a_things_value_changed_to_is_its_new_value() -> None:
+    told = "Dr Mehta reviewed your report. He's increased metformin to 1000 mg twice a day."
+    assert _facts(
+        [("a", told), ("u", "ok thanks")], MEDS, {"medication:metformin": "500mg twice a day"}
+    ) == {"medication:metformin": "1000 mg twice a day"}
+    said = "Yes, the doctor changed my metformin to 1000 mg twice a day."
+    assert _facts([("a", "Any changes to your medicines?"), ("u", said)], MEDS) == {
+        "medication:metformin": "1000 mg twice a day"
+    }
+    # someone else's dose changed is not the user's (found by a review: "his", "her")
+    for said in ("My husband's GP increased his metformin to 1000mg twice a day.",
+                 "Mum's GP reduced her metformin to 500 mg daily, can I collect it for her?"):  # fmt: skip
+        assert _facts([("a", "Anything else?"), ("u", said)], MEDS) == {}, said
+    # a day moved is no thing's value
+    assert "medication:metformin" not in _facts(
+        [("a", "I've moved your review to Friday."), ("u", "ok")], MEDS
+    )

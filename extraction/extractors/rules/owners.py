@@ -16,7 +16,7 @@ from extraction.extractors.rules.date_fields import SAME_DAY, another_occasion, 
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
 from extraction.extractors.rules.measures import a_stretch_of_its_period
 from extraction.extractors.rules.mentions import BARE, Mention, typed_mentions
-from extraction.extractors.rules.strings import after_cue, proper_nouns
+from extraction.extractors.rules.strings import after_cue, clean, proper_nouns
 
 if TYPE_CHECKING:
     from extraction.extractors.rules.prompts import Prompt
@@ -126,6 +126,9 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
         if profile.type != "string" or profile.person_name:
             continue
         found = after_cue(profile, sentence)
+        changed = _CHANGED_TO.search(sentence) if profile.qualified else None
+        if found is None and changed:  # "He's increased metformin to 1000 mg twice a day."
+            found = (clean(changed.group("v")), "changed to")
         if found is None and profile is asked and profile.proper and question_kind(sentence):
             nouns = proper_nouns(sentence)
             found = (nouns[0][0], "named in the question") if nouns else None
@@ -150,6 +153,12 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
     return out
 
 
+# A thing's value the agent reports changed: "increased metformin to 1000 mg twice a day"
+_CHANGED_TO = re.compile(
+    r"\b(?:increased|decreased|changed|switched|moved|upped|raised|lowered|reduced|updated|put)\s+"
+    r"(?:your\s+|the\s+)?[\w-]+\s+(?:up\s+|down\s+|over\s+)?to\s+(?P<v>[^.;!?]+)",  # not "his"
+    re.I,
+)
 _TAKEN_UP = re.compile(
     r"^\W*(?:yes|yeah|sure|of course|certainly|absolutely|no problem|done|booked|noted|perfect|great|"
     r"okay|ok|that works|can do|we can|i can|i've|it is|it's)\b|\b(?:it is|booked|noted|confirmed|done)\b",

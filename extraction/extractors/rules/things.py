@@ -100,6 +100,11 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
             "what it is or has",
         ),
         (rf"(?P<v>[^.;!?]+?)\s+(?i:as|for|to)\s+(?i:the\s+)?{said}\b", "what it is for"),
+        (
+            rf"(?i:increased|decreased|changed|switched|upped|raised|lowered|reduced|put)\s+(?i:my|our|the)?\s*"
+            rf"{said}(?i:'s)?\s+(?i:up\s+|down\s+)?(?i:to)\s+(?P<v>[^.;!?]+)",
+            "what it was changed to",
+        ),
     ):
         match = re.search(pattern, clause)
         if match:
