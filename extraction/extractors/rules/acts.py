@@ -73,6 +73,8 @@ DEFERS = re.compile(
     r"(?:i'll|we'll|will) (?:look|read) (?:at |into |over |through )?(?:it|them|that)\b)",
     re.I,
 )
+# Verbs that report a value changed: "increased metformin to 1000 mg", "changed my statin to …"
+CHANGE_VERBS = r"increased|decreased|changed|switched|upped|raised|lowered|reduced|put"
 HEDGE = re.compile(
     r"\b(maybe|perhaps|probably|possibly|might|may be|not sure|unsure|i think|i guess|"
     r"i suppose|i believe|likely|tentatively|i'll confirm|will confirm|to be confirmed|tbc|"
@@ -229,6 +231,11 @@ def small_talk(text: str) -> bool:
     return bool(SMALL_TALK.match(text.strip()))
 
 
+_HOUSEHOLD = re.compile(
+    r"\b(?:son|daughter|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?)s?'s$", re.I
+)
+
+
 def third_party(
     clause: str, words: Collection[str] = (), things: bool = False
 ) -> re.Match[str] | None:
@@ -243,11 +250,6 @@ def third_party(
         if not (possessive and stem(possessive.group(1)) in words):
             return match
     return None
-
-
-_HOUSEHOLD = re.compile(
-    r"\b(?:son|daughter|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?)s?'s$", re.I
-)
 
 
 def away(owner: re.Match[str], before: int) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import denies, question_kind
+from extraction.extractors.rules.acts import CHANGE_VERBS, denies, question_kind
 from extraction.extractors.rules.amounts import priced, quotes
 from extraction.extractors.rules.date_fields import SAME_DAY, another_occasion, wrong_time
 from extraction.extractors.rules.fields import TIME_UNITS, Profile, cue_score, stem
@@ -155,7 +155,7 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
 
 # A thing's value the agent reports changed: "increased metformin to 1000 mg twice a day"
 _CHANGED_TO = re.compile(
-    r"\b(?:increased|decreased|changed|switched|moved|upped|raised|lowered|reduced|updated|put)\s+"
+    rf"\b(?:{CHANGE_VERBS}|moved|updated)\s+"
     r"(?:your\s+|the\s+)?[\w-]+\s+(?:up\s+|down\s+|over\s+)?to\s+(?P<v>[^.;!?]+)",  # not "his"
     re.I,
 )

@@ -7,7 +7,14 @@ from __future__ import annotations
 import re
 
 from core.text import sentences
-from extraction.extractors.rules.acts import away, clauses, hedged, is_question, third_party
+from extraction.extractors.rules.acts import (
+    CHANGE_VERBS,
+    away,
+    clauses,
+    hedged,
+    is_question,
+    third_party,
+)
 from extraction.extractors.rules.fields import Profile, similarity
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context
@@ -101,7 +108,7 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
         ),
         (rf"(?P<v>[^.;!?]+?)\s+(?i:as|for|to)\s+(?i:the\s+)?{said}\b", "what it is for"),
         (
-            rf"(?i:increased|decreased|changed|switched|upped|raised|lowered|reduced|put)\s+(?i:my|our|the)?\s*"
+            rf"(?i:{CHANGE_VERBS})\s+(?i:my|our|the)?\s*"
             rf"{said}(?i:'s)?\s+(?i:up\s+|down\s+)?(?i:to)\s+(?P<v>[^.;!?]+)",
             "what it was changed to",
         ),
