@@ -154,3 +154,26 @@ def test_a_things_value_changed_to_is_its_new_value() -> None:
     assert "medication:metformin" not in _facts(
         [("a", "I've moved your review to Friday."), ("u", "ok")], MEDS
     )
+
+
+TRIP = [
+    _field("seat_preference", "enum", "Window or aisle seat", choices=["window", "aisle", "no preference"]),
+    _field("dietary", "string", "A dietary requirement for meals", examples=["vegetarian", "no shellfish"]),
+]  # fmt: skip
+VISIT_AT = [_field("suburb", "string", "Suburb, neighbourhood or locality of the property")]
+
+
+def test_a_short_answer_no_choice_of_the_first_field_takes_the_next() -> None:
+    # "preference" names the seat first, "meal" the diet: "Vegetarian." is no seat
+    assert _facts([("a", "Any meal preference?"), ("u", "Vegetarian.")], TRIP) == {
+        "dietary": "Vegetarian"
+    }
+    assert _facts([("a", "Any seat preference?"), ("u", "Window please.")], TRIP) == {
+        "seat_preference": "window"
+    }
+
+
+def test_an_area_is_a_suburb() -> None:
+    assert _facts([("a", "And what area are you in?"), ("u", "uh, Ahwatukee.")], VISIT_AT) == {
+        "suburb": "Ahwatukee"
+    }

@@ -106,11 +106,12 @@ def answer_claims(
         return []
     profile, _, cue = prompt.asked[0]
     text = ctx.turn.text.strip()
-    if profile.person_name and profile.key in taken:  # "Your ID and name?" — "Neha Joshi, E20731"
-        profile, _, cue = next(
-            (a for a in prompt.asked[1:] if a[0].type == "string"), prompt.asked[0]
-        )
-        text = re.sub(r"^\W*[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)+\s*[,.;:]\s*", "", text)  # the name
+    # "Your ID and name?" — "Neha Joshi, E20731"; "Any meal preference?" — "Vegetarian." (no seat)
+    named = profile.person_name and profile.key in taken
+    if named or (profile.type == "enum" and profile.key not in taken):
+        profile, _, cue = next((a for a in prompt.asked[1:] if a[0].type == "string"
+                                and (named or a[1] >= 1.5)), prompt.asked[0])  # fmt: skip
+        text = re.sub(r"^\W*[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)+\s*[,.;:]\s*", "", text) if named else text  # fmt: skip
     if profile.type != "string" or profile.person_name or profile.qualified or profile.key in taken:
         return []  # one fact per thing: read clause by clause, with the thing (qualify.py)
     question = prompt.turn.text.lower()
@@ -196,9 +197,7 @@ def answer_claims(
         return []
     if not _A_ONE.search(phrase):  # "The oak one, I think": oak (not "just the one")
         phrase = re.sub(r"(?<=[a-z])\s+ones?$", "", phrase, flags=re.I)
-    phrase = re.sub(
-        r"(?<=\w)[\s,]+(?:yeah|yep|yes|ya|mate|innit|lol|haha)$", "", phrase, flags=re.I
-    )
+    phrase = re.sub(r"(?<=\w)[\s,]+(?:yeah|yep|yes|ya|mate|innit|lol|haha)$", "", phrase, flags=re.I)  # fmt: skip
     source = source_of(ctx, profile, phrase, text)
     return [text_claim(ctx, profile, phrase, source, 0, {"cue": "short answer", "answers": cue})]
 

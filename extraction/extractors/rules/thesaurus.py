@@ -37,6 +37,7 @@ THESAURUS: dict[str, str] = {
     "pet": "dog cat dogs cats",
     "child": "kid kids son sons daughter daughters baby babies little",
     "fee": "fees",
+    "suburb|localit|neighbo": "area areas district",  # "And what area are you in?"
     "per hour|hourly": "rate rates",
     "depend[ae]n": "kid kids children child son daughter baby babies",
     "check.in": "arrive arriving arrival arrives",
