@@ -177,3 +177,15 @@ def test_an_area_is_a_suburb() -> None:
     assert _facts([("a", "And what area are you in?"), ("u", "uh, Ahwatukee.")], VISIT_AT) == {
         "suburb": "Ahwatukee"
     }
+
+
+JOB = [
+    _field("current_company", "string", "The company the candidate works for currently"),
+    _field("notice_period_days", "number", "The candidate's notice period in days"),
+]
+
+
+def test_a_number_that_answers_nothing_does_not_block_the_text_answer() -> None:
+    facts = _facts([("a", "Where are you working currently?"), ("u", "At Zenlytics, for four years now.")],
+                   JOB)  # fmt: skip
+    assert facts.get("current_company") == "Zenlytics"

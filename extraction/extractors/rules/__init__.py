@@ -262,7 +262,7 @@ class _Reader:
             if size and "answers" in claim.why and size != claim.value:
                 claim.value, claim.why["counted"] = size, "the people the reply lists"
         first = len(said[0][0]) if said else 0
-        typed_first = any(c.span[0] < first for c in claims)  # the reply answered with a value
+        typed_first = any(c.span[0] < first and "answers" in c.why for c in claims)  # with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
         for extra in (name_claims(ctx), affiliation_claims(ctx, taken), kin_claims(ctx, taken)):
             claims += [c for c in extra if c.profile.key not in taken]
