@@ -126,9 +126,8 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
         if profile.type != "string" or profile.person_name:
             continue
         found = after_cue(profile, sentence)
-        changed = _CHANGED_TO.search(sentence) if profile.qualified else None
-        if found is None and changed:  # "He's increased metformin to 1000 mg twice a day."
-            found = (clean(changed.group("v")), "changed to")
+        if found is None and profile.qualified and (changed := _CHANGED_TO.search(sentence)):
+            found = (clean(changed.group("v")), "changed to")  # "He's increased metformin to …"
         if found is None and profile is asked and profile.proper and question_kind(sentence):
             nouns = proper_nouns(sentence)
             found = (nouns[0][0], "named in the question") if nouns else None

@@ -111,7 +111,8 @@ def answer_claims(
     if named or (profile.type == "enum" and profile.key not in taken):
         profile, _, cue = next((a for a in prompt.asked[1:] if a[0].type == "string"
                                 and (named or a[1] >= 1.5)), prompt.asked[0])  # fmt: skip
-        text = re.sub(r"^\W*[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)+\s*[,.;:]\s*", "", text) if named else text  # fmt: skip
+        if named:  # the name said first
+            text = re.sub(r"^\W*[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)+\s*[,.;:]\s*", "", text)
     if profile.type != "string" or profile.person_name or profile.qualified or profile.key in taken:
         return []  # one fact per thing: read clause by clause, with the thing (qualify.py)
     question = prompt.turn.text.lower()
