@@ -294,6 +294,7 @@ HOLDOUT = data.DIRECTORY.parent / "scenarios_holdout"
 DEV2 = data.DIRECTORY.parent / "scenarios_dev2"
 DEV3 = data.DIRECTORY.parent / "scenarios_dev3"
 HOLDOUT2 = data.DIRECTORY.parent / "scenarios_holdout2"
+DEV4 = data.DIRECTORY.parent / "scenarios_dev4"
 
 
 def conversations_per_tag(scenarios: list[data.Scenario]) -> dict[str, int]:
@@ -375,10 +376,29 @@ def test_the_second_holdout_suite_is_valid_and_in_domains_of_its_own() -> None:
         )
 
 
+def test_the_fourth_development_suite_is_valid_and_in_domains_of_its_own() -> None:
+    """bench/scenarios_dev4/ (written blind to the extractor, then worked on: its README): valid,
+    in domains of no other suite, every phenomenon but the long session in two conversations."""
+    scenarios = data.load(DEV4)
+    assert len(scenarios) >= 9
+    domains = {s.domain for s in scenarios}
+    assert len(domains) >= 3
+    others = [
+        *data.load(),
+        *data.load(HOLDOUT),
+        *data.load(DEV2),
+        *data.load(DEV3),
+        *data.load(HOLDOUT2),
+    ]
+    assert not domains & {s.domain for s in others}
+    several = {t: n for t, n in conversations_per_tag(scenarios).items() if t != "long_session"}
+    assert min(several.values()) >= 2, several
+
+
 @pytest.mark.parametrize(
     "directory",
-    [data.DIRECTORY, HOLDOUT, DEV2, DEV3, HOLDOUT2],
-    ids=["scenarios", "holdout", "dev2", "dev3", "holdout2"],
+    [data.DIRECTORY, HOLDOUT, DEV2, DEV3, HOLDOUT2, DEV4],
+    ids=["scenarios", "holdout", "dev2", "dev3", "holdout2", "dev4"],
 )
 def test_the_files_are_in_the_canonical_layout(directory: Path) -> None:
     paths = sorted(directory.glob("*.json"))
