@@ -202,7 +202,8 @@ def _scenarios_table() -> str:
     suites = [("development", "scenarios"), ("second development", "scenarios_dev2"),
               ("third development (qualifiers)", "scenarios_dev3"),
               ("first held-out (read since 2026-12-04)", "scenarios_holdout"),
-              ("held out (blind, 2026-12-04)", "scenarios_holdout2")]  # fmt: skip
+              ("held out (blind, 2026-12-04)", "scenarios_holdout2"),
+              ("fourth development (blind at its first run, 2026-12-05)", "scenarios_dev4")]  # fmt: skip
     runs = [(label, results(name)) for label, name in suites]
 
     def pct(figures: dict[str, Any], check: str) -> str:

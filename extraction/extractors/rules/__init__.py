@@ -25,7 +25,7 @@ from core.text import sentences
 from extraction.extractors.base import AcuCandidate, FactCandidate, Usage, WindowTurn
 from extraction.extractors.rules.acts import DEFERS, accepts, acknowledges, denies
 from extraction.extractors.rules.affiliation import affiliation_claims
-from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.amounts import Amount, money_in
 from extraction.extractors.rules.aside import told_before_asking
 from extraction.extractors.rules.booleans import boolean_claims
 from extraction.extractors.rules.code_fields import as_the_field_asks
@@ -47,9 +47,10 @@ from extraction.extractors.rules.keep import (
     implausible,
     keep_last_per_field,
     one_reading,
+    read_back_of_another,
     said_as_a_code,
 )
-from extraction.extractors.rules.measures import field_amounts
+from extraction.extractors.rules.measures import field_amounts, money_said
 from extraction.extractors.rules.mentions import A_BARE_NO, asks_having, typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
@@ -78,6 +79,7 @@ from extraction.extractors.rules.texts import (
 )
 from extraction.extractors.rules.things import qualified_text_claims
 from extraction.extractors.rules.told import updates
+from extraction.extractors.rules.typos import mend_typing
 from extraction.extractors.rules.units import compress
 
 __all__ = ["RulesExtractor"]
@@ -91,7 +93,9 @@ class RulesExtractor:
         fields_ = profiles(fields) if fields else []
         if not fields_ or not turns:
             return []
-        turns = [replace(t, text=spell_out(t.text)) for t in turns]  # "sixty-two thousand"
+        turns = [
+            replace(t, text=mend_typing(spell_out(t.text))) for t in turns
+        ]  # "sixty-two thousand", "thursdys"
         if any(p.qualifier_kind == "name" for p in fields_ if p.qualified):
             turns = unpack_names(capitalise_names(turns))  # "my wife sneha", "Leo's one"
         vectors = embed_sentences(turns, fields_)
@@ -172,7 +176,7 @@ class RulesExtractor:
                 c
                 for c in ctx.offered
                 if not c.profile.qualified
-                and c.key not in {f.key for f in found}
+                and c.key not in {f.key for f in found if f.order > c.order}  # "booked on the 27th"
                 and not (  # "Can't do Tuesday. Wednesday?" to an exit interview offered Tuesday
                     c.profile.type == "date"
                     and prompt
@@ -241,7 +245,7 @@ class _Reader:
                 found for _, _, found in said
             )  # "Yes. It was 85 …": the first value answers
             bare = (  # "They knocked 50 off the excess": a money field named is money said
-                (asked_money and not valued) or bool(MONEY_WORDS.search(sentence)) or money_before
+                (asked_money and not valued) or money_said(sentence, self.fields) or money_before
                 or any(p.type == "money" and p.key_words & set(content_words(sentence))
                        for p in self.fields)
             )  # fmt: skip
@@ -362,16 +366,11 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
             continue  # "They have a tasting slot a week on Saturday?" with the wedding held ahead
         if not offer and holds(ctx.current, profile, mention, offered + told):
             continue  # the agent repeating what memory holds adds nothing (nor a new source)
+        if not offer and read_back_of_another(ctx.current, profile, mention.value):
+            continue  # "Noted, two freelancers.": another field's value, read back
         confirmed = offer or acknowledges(text) or agreed
-        how = (
-            "accepts the agent's proposal"
-            if offer
-            else (
-                "the agent said it; the user acknowledged"
-                if confirmed
-                else "the agent said it, unchallenged"
-            )
-        )
+        how = ("accepts the agent's proposal" if offer else "the agent said it; the user acknowledged"
+               if confirmed else "the agent said it, unchallenged")  # fmt: skip
         turns = [prompt.turn, ctx.turn] if offer else [prompt.turn]  # a "thanks" is no source
         repeats = profile.qualified and not proposes(mention.sentence or "?")  # a read-back
         why = {"cue": how, "proposal": mention.how, "field": cue, "agent": True, "fills": fills,

@@ -21,9 +21,9 @@ _INDIRECT = re.compile(
     re.I,
 )
 ACCEPT_START = re.compile(  # "hmm ok", "uh, yes"
-    r"^\W*(?:(?:hmm+|um+|uh+|er+m?)\W+)?(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
-    r"definitely|of course|please do|please|go ahead|sounds good|sounds great|"
-    r"sounds perfect|that works|works for me|works|that's right|that is right|that's correct|"
+    r"^\W*(?:(?:hmm+|um+|uh+|er+m?|oh+|ah+|ooh+)\W+(?!right\b))?(yes|yeah|yep|yup|ya|yess|sure|ok|okay|okey|fine|correct|exactly|right|absolutely|"
+    r"definitely|of course|please do|please|go ahead|sounds (?:good|great|perfect|ideal|lovely|brilliant|fab|"
+    r"grand|excellent|fine|like a plan)|that works|works for me|works|that's right|that is right|that's correct|"
     r"that's fine|that is fine|agreed|deal|haan|ji|"
     r"alright|all right|book it|let's do it|let's do that|do it|confirmed|confirm|go on|go for it|"
     r"why not|i'll take it|do that|k|kk|fair enough|do whatever)\b",
@@ -107,7 +107,8 @@ SMALL_TALK = re.compile(
 RELATIONS = (r"cousin|friend|friends|colleague|colleagues|co-worker|brother|sister|mother|"
              r"father|mom|mum|dad|wife|husband|partner|son|daughter|uncle|aunt|neighbour|"
              r"neighbor|boss|manager|flatmate|roommate|sister-in-law|brother-in-law|in-laws|"
-             r"parents|grandmother|grandfather|grandma|grandpa|nephew|niece|relative|"
+             r"parents|grandmother|grandfather|grandma|grandpa|grandson|granddaughter|grandchild|"
+             r"grandkid|grandkids|stepson|stepdaughter|godson|goddaughter|nephew|niece|relative|"
              r"classmate|landlord|teammate|boyfriend|girlfriend|fiance|fiancee|buddy|mate|pal")  # fmt: skip
 # A relative, friend or colleague of the speaker's ("my cousin", "a friend of mine").
 RELATIVE = re.compile(
@@ -117,6 +118,11 @@ RELATIVE = re.compile(
 THIRD_PARTY = re.compile(
     rf"(?i:\b(?:my|our|his|her|their|a|one of my|one of our)\s+(?:\w+\s+)?(?:{RELATIONS})s?(?:'s)?\b)"
     r"|(?i:\b\w+ of (?:mine|ours)\b)"
+    # "our old walker charged 20", "the previous builder quoted 9k": who served the user before
+    r"|(?i:\b(?:my|our|the|their)\s+(?:old|previous|former|last)\s+(?:\w+\s+)?(?:walker|sitter|"
+    r"cleaner|agent|agency|provider|supplier|company|firm|broker|dentist|doctor|builder|plumber|"
+    r"garage|gym|coach|trainer|tutor|nursery|insurer|contractor|electrician|gardener|vet|clinic|"
+    r"accountant|solicitor|mechanic|landlord|place)s?(?:'s)?\b)"
     r"|(?i:\b(?:the|that|this|some|another|a)\s+(?:other\s+)?(?:guy|man|woman|person|lady|driver|fellow|"
     r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b)"
     # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
@@ -236,15 +242,20 @@ _HOUSEHOLD = re.compile(
 )
 
 
+# "Rolo's a chunky lad, 31", "Bella's about 12 kilos": the thing is, not a thing of someone's
+_IS = re.compile(r"[A-Z][a-z]+'s\s+(?:a|an|about|around|roughly|nearly|almost|only|just|maybe|"
+                 r"probably|now|still|over|under|\d+)", re.I)  # fmt: skip
+
+
 def third_party(
     clause: str, words: Collection[str] = (), things: bool = False
 ) -> re.Match[str] | None:
     """Whether the clause speaks of someone else's things ("my cousin paid 1.1 crore"); a
     capitalised word's "'s" that is a word of the field (``words``, stems) is no one's:
     "Budget's 15k"; for a field of one fact per thing (``things``), the household's things
-    are the user's: "my son's rabbit Coco is 3"."""
+    are the user's ("my son's rabbit Coco is 3") and "Rolo's a …" is Rolo."""
     for match in THIRD_PARTY.finditer(clause):
-        if things and _HOUSEHOLD.search(match.group(0)):
+        if things and (_HOUSEHOLD.search(match.group(0)) or _IS.fullmatch(match.group(0))):
             continue
         possessive = re.match(r"([A-Z][a-z]+)'s\s", match.group(0))
         if not (possessive and stem(possessive.group(1)) in words):

@@ -13,10 +13,10 @@ from extraction.extractors.rules.reader import Claim, Context
 from extraction.extractors.rules.texts import text_claim
 
 _INTRO = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hola|morning|good (?:morning|afternoon|evening))\W+)*"
+    r"^\W*(?:(?:hi|hello|hey|hiya|howdy|g'day|hola|namaste|morning|good (?:morning|afternoon|evening))\W+)*"
     r"(?:(?:i am|i'm|im|this is|it's|my name is)\s+)?"
     r"(?P<name>[A-Za-zÀ-ÿ'-]+(?:\s+[A-Za-zÀ-ÿ'-]+){1,2})\s*(?:,|\bfrom\b|\bat\b|\bof\b)\s*"
-    r"(?P<org>[^,.!?;]+)",
+    r"(?P<org>[^,.!?;\u2014\u2013]+?)(?=\s+-\s+|[,.!?;\u2014\u2013]|$)",
     re.I,
 )
 _TEAM_WORDS = r"team|department|dept|division"
@@ -61,7 +61,7 @@ def affiliation_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     if not org or _NOT_ORG.match(org) or len(org.split()) > 5:
         return []
     team = bool(_TEAM.search(org)) or bool(_DEPARTMENT.fullmatch(org.strip()))
-    if not team and not _COMPANY.search(org):
+    if not team and not _COMPANY.search(org) and "&" not in org:  # "Tate & Crumb": a business
         return []  # "Sam Reid from Leeds", "Sam Reid, 14 Hill Street": no team nor company said
     fields = [
         p for p in ctx.fields if p.type == "string" and not p.qualified and p.key not in taken

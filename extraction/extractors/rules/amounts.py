@@ -126,8 +126,10 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
                 continue
             if context is not None and context.unit > 1 and number < 1000:
                 multiplier = context.unit  # "Would 30 work?" after "30 lakhs"
-            elif number < 100 and not (context is not None and context.amount < 1000):
-                continue  # "2", "7": a count, not money (unless the money spoken of is small)
+            elif number < 100 and not (context is not None and context.amount < 1000) \
+                    and not _A_RATE.match(text, match.end("num")):  # fmt: skip
+                continue  # "2", "7": a count, not money (unless the money spoken of is small,
+                # or it is a rate: "Sixty-five an hour" to "the most you'd pay per hour?")
         code = SIGNS.get((pre or "").lower().strip()) or SIGNS.get((post or "").lower())
         if code is None and unit_l in INDIAN:
             code = "INR"
@@ -139,11 +141,15 @@ def money_in(text: str, currency: str | None = None, bare: bool = False,
     return found
 
 
+_A_RATE = re.compile(
+    r"\s*(?:an?|per|/)\s*(?:hour|hr|night|session|head|person|lesson|class|visit)\b",  # not "6 a week"
+    re.I,
+)
 _MEASURE_AFTER = re.compile(
-    r"\s*(?:kgs?|kilos?|kilograms?|grams?|lbs?|km|kms|miles?|metres?|meters?|cm|mm|ft|feet|days?|"
+    r"\s*(?:(?:kgs?|kilos?|kilograms?|grams?|lbs?|km|kms|miles?|metres?|meters?|cm|mm|ft|feet|days?|"
     r"weeks?|months?|years?|yrs?|hours?|hrs?|mins?|minutes?|nights?|people|persons?|guests?|pax|"
-    r"adults?|kids?|children|percent|%|times|pcs|pieces?|items?|bags?|boxes|rooms?|bhk|floors?|"
-    r"sessions?|tablets?|mg|ml)\b"
+    r"adults?|kids?|children|percent|times|pcs|pieces?|items?|bags?|boxes|rooms?|bhk|floors?|"
+    r"sessions?|tablets?|mg|ml)\b|%)"  # "a 7% service fee" is no money
 )
 
 
@@ -177,7 +183,7 @@ def numbers_in(text: str) -> list[Number]:
         word = match.group("num").lower()
         if word in NUMBER_WORDS:
             value = float(NUMBER_WORDS[word])
-            if word in ("a", "an") or (
+            if word in ("a", "an", "few") or (  # "after a few months": how many is not said
                 word == "one" and _pronoun_one(text, match.start(), match.end())
             ):
                 continue

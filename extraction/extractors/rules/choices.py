@@ -117,6 +117,47 @@ _SAYINGS: Table = {
         r"bank transfer|transfer (?:it|the money)|wire (?:it|the money)|bacs|neft|imps",
     ),
     "cash": (("cash", "in cash"), r"(?:in|with|pay) cash|cash on delivery"),
+    "outdoor": (
+        (
+            "outdoor",
+            "outdoors",
+            "outside",
+            "terrace",
+            "patio",
+            "al fresco",
+            "garden",
+            "beer garden",
+        ),
+        r"\boutside\b|outdoors?|al fresco|in the (?:sun|fresh air)|on the (?:terrace|patio)",
+    ),
+    "anniversary": (
+        ("anniversary", "wedding anniversary"),
+        r"(?:silver|golden|ruby|pearl|diamond|paper|crystal) wedding|\d+(?:st|nd|rd|th)? (?:wedding )?"
+        r"anniversary|years married|married (?:for )?\d+ years",
+    ),
+    "gluten free": (
+        ("gluten free", "gluten-free", "coeliac", "celiac", "no gluten"),
+        r"coeliac|celiac|gluten[\s-]?free|no gluten|can't (?:have|eat) gluten",
+    ),
+    "dairy free": (
+        ("dairy free", "dairy-free", "lactose free", "no dairy"),
+        r"dairy[\s-]?free|lactose[\s-]intolerant|no dairy|can't (?:have|eat) dairy",
+    ),
+    "price": (
+        ("price", "cost", "too expensive", "pricing", "costs"),
+        r"\bthe (?:cost|price)\b|too expensive|(?:price|bill) (?:went|has gone|keeps going) up|"
+        r"can't afford|cheaper (?:deal|elsewhere)",
+    ),
+    "moving home": (
+        ("moving home", "moving house", "relocating", "moving", "house move", "home move"),
+        r"moving (?:house|home|out|away)|relocating|we're moving|new (?:house|home|flat) (?:in|is)",
+    ),
+    "economy": (("economy", "budget", "smallest", "cheapest"), r"\bcheapest\b|\bsmallest\b"),
+    "full redesign": (
+        ("full redesign", "complete redesign", "redesign", "full makeover"),
+        r"(?:start|starting) (?:again )?from scratch|rip (?:it all|everything|the (?:whole|lot)\w*) out|"
+        r"the works\b",
+    ),
 }
 
 

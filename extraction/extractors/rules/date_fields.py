@@ -160,6 +160,9 @@ def said_back_writes(
     ("my interview is coming monday", "my contract ends friday" for a start date)."""
     if mention.type == "money":
         return share >= 0.5
+    if mention.type == "number":  # a reading said with a word of its field ("8,500 a year") —
+        said = {stem(w) for w in re.findall(r"[a-z]+", sentence.lower())}  # "8,500 miles."
+        return share >= 0.5 and abs(float(mention.value)) >= 100 and bool(said & set(words))
     if mention.type != "date" or share < 0.8 or another_occasion(sentence, words):
         return False
     ending = _ENDS.search(sentence)

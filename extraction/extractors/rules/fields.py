@@ -200,11 +200,27 @@ def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
     return out
 
 
+_BY_ITS = re.compile(r"\b(?:qualified|keyed|identified)\s+by\s+(?:the|each|a|its)\s+(\w+)'s\b")
+
+
+def thing_noun(description: str) -> str:
+    """What a field keeps one fact per: "one fact per child", "qualified by the child's first
+    name" (child)."""
+    lowered = description.lower()
+    per = _PER.search(lowered) or _BY_ITS.search(lowered)
+    return ((per.group(per.lastindex or 1) if per else "").split() or [""])[0]
+
+
+_RATE = re.compile(r"(?:hour|day|night|week|month|year|annum|session|lesson|visit|mile|km|kg)s?")
+
+
 def _qualifier_kind(f: dict[str, Any]) -> tuple[list[str], str | None]:
     description = f.get("description", "")
     qualifiers = [m.group("q").strip() for m in _QUALIFIERS.finditer(description)
                   if m.group("key") == f["key"]]  # fmt: skip
     per = _PER.search(description.lower())
+    if per and not qualifiers and _RATE.fullmatch(per.group("what").strip()):
+        per = None  # "the most the client will pay a freelancer per hour": a rate, not things
     if not (per or qualifiers):
         return [], None
     what = (per.group("what") if per else "").lower()

@@ -115,7 +115,17 @@ def implausible(claim: Claim) -> bool:
         or _beyond_a_lifetime(claim)
         or _not_a_day_of_the_month(claim)
         or _its_own_thing(claim)
+        or _outside_its_range(claim)
     )
+
+
+def _outside_its_range(claim: Claim) -> bool:
+    """A number the schema's bounds rule out ("two drivers aged 24 and 26": no driver is 2)."""
+    amount = _amount(claim)
+    if isinstance(amount, bool) or not isinstance(amount, int | float):
+        return False
+    low, high = claim.profile.field.get("minimum"), claim.profile.field.get("maximum")
+    return (low is not None and amount < low) or (high is not None and amount > high)
 
 
 def _amount(claim: Claim) -> object:
@@ -253,6 +263,24 @@ def holds(current: Mapping[str, str], profile: Profile, mention: Mention,
         return current.get(profile.key) == fact_value_validate(profile.field, mention.value)[1]
     except ValidationFailed:
         return False
+
+
+def read_back_of_another(current: Mapping[str, str], profile: Profile, value: object) -> bool:
+    """Whether a number or amount the agent says is what memory holds for another field ("Noted,
+    two freelancers." after "2 people" for the team's size; "AUD 28,000, noted" for the budget)."""
+    amount = value.get("amount") if isinstance(value, dict) else value
+    if isinstance(amount, bool) or not isinstance(amount, int | float):
+        return False
+    for key, text in current.items():
+        found = _HELD_AMOUNT.fullmatch(text)  # "2", "AUD 28,000", "{'amount': 28000, …}"; not "3A"
+        if key.partition(":")[0] != profile.key and found and float(found.group(1).replace(",", "")) == amount:  # fmt: skip
+            return True
+    return False
+
+
+_HELD_AMOUNT = re.compile(
+    r"\s*(?:[A-Z]{3}\s?|[$€£₹¥]\s?|\{'amount': )?(\d[\d,]*(?:\.\d+)?)(?:,.*\})?\s*"
+)
 
 
 def said_as_a_code(claim: Claim, turns: list[WindowTurn]) -> bool:

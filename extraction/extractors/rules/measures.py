@@ -8,9 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from extraction.extractors.rules.amounts import Amount, money_in
+from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, stem
 from extraction.extractors.rules.mentions import BARE, Mention, day_of_month
+from extraction.extractors.rules.party import counts_people
 
 UNIT_BONUS = 1.5  # the value's unit is a word of the field ("60 days", "12 GB")
 
@@ -24,6 +25,24 @@ _TIME = {
     "hour": 1 / 24,
     "minute": 1 / 1440,
 }
+
+
+_RATE = re.compile(r"\b(?:a|an|per|each|every)\s+(?:day|week|month|year|hour)\b", re.I)
+
+
+# a description that counts in time: "in days", "how many nights", "how long"; not "a year" (a
+# rate: "how far the car is driven in a year") nor "class or year" (a school year)
+_DURATION = re.compile(r"\b(?:in|how many|number of)\s+(?:\w+\s+)?(?:minute|hour|day|night|week|month|year)s\b"
+                       r"|\bhow long\b|\bduration\b|\bperiod\b|\bterm\b|\blength\b", re.I)  # fmt: skip
+
+
+def counted_in_time(profile: Profile) -> str | None:
+    """The unit of time a field counts in: its key's ("notice_period_days"), or its description's
+    where it counts a stretch of time ("Length of the lease in months")."""
+    description = _RATE.sub(" ", profile.field.get("description", ""))
+    return time_unit(profile.key) or (
+        time_unit(description) if _DURATION.search(description) else None
+    )
 
 
 def time_unit(text: str) -> str | None:
@@ -58,7 +77,7 @@ def _counted_per(profile: Profile, unit: str) -> bool:
 def in_field_unit(profile: Profile, mention: Mention) -> Any:
     """ "three months" for a field in days is 90 (and "2 weeks" 14)."""
     said = time_unit(" ".join(mention.after.split()[:1]))
-    wanted = time_unit(profile.key) or time_unit(profile.field.get("description", ""))
+    wanted = counted_in_time(profile)
     if mention.type != "number" or not said or not wanted or said == wanted:
         return mention.value
     if _counted_per(profile, wanted):
@@ -109,10 +128,8 @@ def unit_points(profile: Profile, mention: Mention) -> float:
         return -1.0  # "two parcels" for a parcel's weight in kg: a count of parcels
     if time_unit(after[0]) and day_of_month(profile):
         return -1.0  # "4 days" is no day of the month
-    if time_unit(after[0]) and (
-        time_unit(profile.key) or time_unit(profile.field.get("description", ""))
-    ):
-        return UNIT_BONUS
+    if time_unit(after[0]) and counted_in_time(profile):
+        return UNIT_BONUS  # "3 months" for a notice period; not for "how far … in a year"
     if after[0] in ("percent", "%"):
         return (
             UNIT_BONUS
@@ -120,22 +137,26 @@ def unit_points(profile: Profile, mention: Mention) -> float:
             or "percent" in profile.field.get("description", "")
             else -1.0
         )
-    if after[0] in profile.words or (len(after) > 1 and " ".join(after) in ("of u", "of them")
-                                     and {"people", "person", "adult", "traveller", "occupant"} & set(profile.words)):  # fmt: skip
+    people = counts_people(profile) or bool(
+        {"people", "person", "adult", "pax", "traveller", "occupant", "living"} & set(profile.words)
+    )  # "people" is a generic word: "Number of people in the party" counts them all the same
+    if after[0] in profile.words or (people and " ".join(after[:2]) in ("of u", "of them")):
         return UNIT_BONUS
-    if after[0] in ("of", "people", "person", "adult", "pax", "guest") and {
-        "people",
-        "person",
-        "adult",
-        "pax",
-        "traveller",
-        "occupant",
-        "living",
-    } & set(profile.words):
+    if after[0] in _COUNTED and people:
         return UNIT_BONUS
-    return -0.6 if after[0] in UNIT_WORDS else 0.0
+    raw = mention.after.split()[0].lower()  # "two baristas called in sick": a count of others
+    others = (
+        profile.type == "number"
+        and bool(re.fullmatch(r"[a-z]{3,}[^s'u]s", raw))
+        and raw not in ("times", "units", "items", "pieces", "rounds", "sets", "reps", "goes")
+        and not (
+            time_unit(after[0]) or any(after[0] in spellings for spellings in _MEASURES.values())
+        )
+    )
+    return -1.0 if others else -0.6 if after[0] in UNIT_WORDS else 0.0
 
 
+_COUNTED = {stem(w) for w in ("of", "people", "person", "adult", "pax", "guest")}
 UNIT_WORDS = {"day", "week", "month", "year", "hour", "minute", "gb", "mb", "mg", "kg", "km",
                "percent", "%", "unit", "flat", "bhk", "bed", "bedroom", "people", "person",
                "time", "lakh", "crore", "k", "grade", "line", "kid", "child", "room"}  # fmt: skip
@@ -149,3 +170,16 @@ def states_its_unit(profile: Profile, sentence: str) -> bool:
         return False
     spellings = "|".join(sorted(_MEASURES[unit], key=len, reverse=True))
     return bool(re.search(rf"\d\s*(?:{spellings})(?:e?s)?\b", sentence, re.I))
+
+
+_RATE_WORDS = re.compile(r"per month|a month|monthly|per annum|a year|yearly|annual", re.I)
+
+
+def money_said(sentence: str, fields: list[Profile]) -> bool:
+    """Whether the sentence speaks of money; a rate alone ("8,500 a year, he says") does not
+    where a number field counts by that rate too ("about 8,000 miles a year")."""
+    words = [m.group(0) for m in MONEY_WORDS.finditer(sentence)]
+    if not words or not all(_RATE_WORDS.fullmatch(w) for w in words):
+        return bool(words)
+    return not any(p.type == "number" and _RATE_WORDS.search(
+        " ".join([p.about, *map(str, p.field.get("examples") or [])])) for p in fields)  # fmt: skip

@@ -119,6 +119,8 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
             + r"(?:s|es)?\b"
         )
         match = re.search(pattern, lowered)
+        if len(re.sub(r"\W", "", choice)) <= 1:  # "A*", "B": as written, not "a" nor "as"
+            match = re.search(rf"(?<![\w*+]){re.escape(choice)}(?![\w*+])", sentence)
         if match and " " not in choice.strip() and _of_another(lowered, match.end(), profile):
             continue  # "standard procedure", "email address": a word of another thing
         if match and turned_down(lowered, match.start()):
@@ -156,8 +158,10 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
                     and not (w == "call" and _NAMING.search(sentence))), None)  # fmt: skip
         at = lowered.find(hit[:4]) if hit else -1
         word = re.findall(r"[a-z0-9]*", lowered[at:])[0] if hit else ""  # the word as written
-        if hit and turned_down(lowered, at):
-            continue
+        if hit and (
+            turned_down(lowered, at) or (word.endswith("e") and word[:-1] in choice.lower().split())
+        ):
+            continue  # "don't call me"; "Take care" is no "car park", "plane" no "plan"
         if hit and len(words[choice]) > 1 and _AMOUNT_NEXT.match(lowered, at + len(word)):
             continue  # "their quote is £5,400": a price, not the state "quote requested"
         if hit and not (len(words[choice]) == 1 and _of_another(lowered, at + len(word), profile)):
@@ -166,6 +170,10 @@ def enum_mentions(sentence: str, profile: Profile) -> list[Mention]:
                     "enum", choice, max(at, 0), max(at, 0) + len(hit), f"word '{hit}' of '{choice}'"
                 )
             )
+    if not out and len(lowered.split()) <= 3:  # "comp" for "comprehensive", "econ" for "economy"
+        out = [Mention("enum", c, m.start(), m.end(), f"'{m.group(0)}' short for '{c}'")
+               for c in choices for m in re.finditer(r"\b[a-z]{4,5}\b", lowered)
+               if any(w.startswith(m.group(0)) and len(w) >= 7 for w in c.lower().split())]  # fmt: skip
     return out if len(out) == 1 else []
 
 
@@ -204,6 +212,8 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
                 continue
             if not amount.explicit and _PRICED_FOR.search(sentence[: amount.start]):
                 continue  # "their quote is £5,400 for 90": how many it is for, not money
+            if _EXTRA.search(sentence[: amount.start]):
+                continue  # "that's an extra £31.40": by how much it changes, not how much it is
             if not _overlaps(amount.start, amount.end, taken):
                 how = "money" if amount.explicit else BARE
                 out.append(Mention("money", amount.value(), amount.start, amount.end, how))
@@ -222,9 +232,14 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
             ):
                 continue
             written = sentence[number.start : number.end]
+            if (
+                re.match(r"\W*$", sentence[: number.start])
+                and sentence[number.end : number.end + 1] == ")"
+            ):
+                continue  # "2) Tomás is mostly bug-fixing now": a list's marker
             if re.fullmatch(r"\d{4,}", written) and names_a_code(sentence[: number.start], written):
                 continue  # "consumer number is 410012345678": it names, it counts nothing
-            if _CHANGED_BY.search(sentence[: number.start]):
+            if _CHANGED_BY.search(sentence[: number.start]) or _GONE.match(sentence, number.end):
                 continue  # "I've lost 7 kilos", "Zain's side added 20": by how much, not how much
             kind = _KIND_OF.search(sentence[: number.start])
             if kind and not any(kind.group(1).lower() in p.key.split("_") for p in fields):
@@ -250,6 +265,7 @@ def typed_mentions(sentence: str, today: datetime.date, fields: list[Profile],
     return sorted(out, key=lambda m: m.start)
 
 
+_EXTRA = re.compile(r"\b(?:an?\s+)?(?:extra|additional|further)\s+(?:of\s+)?$", re.I)
 _TIMED = re.compile(r"\b(?:days?|weeks?|months?|years?)\b", re.I)
 _A_SPAN = re.compile(r"\b(an?)\s+((?:day|week|fortnight|month|year)\b)", re.I)
 # "once a week", "in a month", "a year ago": a rate or a time, not a stretch of one
@@ -269,6 +285,9 @@ def day_of_month(profile: Profile) -> bool:
     )
 
 
+# "70, two people dropped", "two have dropped out, so it's just four": how many fewer
+_GONE = re.compile(r"\s+(?:(?:people|guests|of (?:us|them|our \w+|the \w+))\s+)?(?:have\s+|has\s+)?"
+                   r"(?:dropped|pulled out|left|cancelled|canceled|can't come|cannot come|won't come)\b", re.I)  # fmt: skip
 _CHANGED_BY = re.compile(
     r"\b(?:lost|gained|put on|dropped|shed|added|(?:went |gone |come |came )?(?:up|down) by|"
     r"(?:increased|decreased|reduced|cut|raised|lowered) by)\s+(?:about |around |nearly |almost |"

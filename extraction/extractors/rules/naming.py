@@ -54,12 +54,14 @@ def first_name(name: str) -> str | None:
 
 
 _NOT_THE_USER = re.compile(
-    r"(?:pet|animal|dog|cat|horse|child|children|kid|son|daughter|baby|dependant|dependent)s?$"
+    r"(?:pet|animal|dog|cat|horse|child|children|kid|son|daughter|baby|dependant|dependent|"
+    r"freelancer|contractor|tutor|nanny|babysitter|cleaner|employee|hire)s?$"
 )
 
 
 def never_the_user(noun: str) -> bool:
-    """A field kept per pet, child or dependant is never about the user ("my dog, Bruno")."""
+    """A field kept per pet, child, dependant or someone the user hires is never about the user
+    ("my dog, Bruno"; "for me 15 hrs a week" of a freelancer's hours)."""
     return bool(_NOT_THE_USER.match(noun))
 
 
@@ -70,12 +72,19 @@ def user_first_name(ctx: Context) -> str | None:
     return first_name(ctx.turn.speaker) or first_name(said)
 
 
+_PRONOUNS = {"she", "he", "her", "him", "his", "hers", "they", "them", "their", "we", "you", "it",
+             "its", "everything", "everyone", "everybody", "nothing", "nobody", "something",
+             "someone", "somebody", "anything", "anyone", "this", "that", "these", "those"}  # fmt: skip
+
+
 def person_like(word: str) -> bool:
     return (
         word[:1].isupper()
         and not word.isupper()
         and word.lower() not in NOT_PEOPLE
         and not is_ordinary(word)
+        and not re.fullmatch(r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days", word)  # "Thursdays"
+        and word.lower() not in _PRONOUNS  # "She has a doctor appointment after."
     )
 
 
@@ -91,6 +100,11 @@ _SUBJECT = re.compile(
 )
 
 
+# "in Cornwall", "going back to Chennai": a place, not a person
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|near|into|around|(?:back|go|going|goes|moving|moved|fly|flying|"
+                           r"drive|drives|driving|commute|travell?ing|trip|holiday|visit) to)\s+$", re.I)  # fmt: skip
+
+
 def names(turns: list[WindowTurn]) -> set[str]:
     """Words written capitalised mid-sentence somewhere in the window: names, not sentence
     starts ("Same day for her", "Turns out he is …")."""
@@ -103,7 +117,8 @@ def names(turns: list[WindowTurn]) -> set[str]:
             rf"(?:(?<=[\w,;:\u2013\u2014-] )|{starts})([A-Z][a-z][\w'-]*)", turn.text
         ):
             word = match.group(1).removesuffix("'s")
-            if person_like(word) and word.lower() not in skip:
+            place = re.search(_PLACE_BEFORE, turn.text[: match.start(1)])
+            if person_like(word) and word.lower() not in skip and not place:  # "in Cornwall"
                 out.add(word)
         for match in _SUBJECT.finditer(turn.text):  # "Leo's on the waiting list", "Maya is four"
             if person_like(match.group(1)) and match.group(1).lower() not in skip:
@@ -166,7 +181,7 @@ def unpack_names(turns: list[WindowTurn]) -> list[WindowTurn]:
 
 
 _SALUTATIONS = (
-    r"hi|hello|hey|hiya|hallo|namaste|kia ora|good (?:morning|afternoon|evening)|morning|evening|"
+    r"hi|hello|hey|hiya|hallo|howdy|g'day|gday|namaste|kia ora|salaam|good (?:morning|afternoon|evening)|morning|evening|"
     r"afternoon"
 )
 _GREETING = re.compile(
@@ -250,9 +265,18 @@ _PARTICLES = {
     "le",
     "dos",
 }
-_NOT_A_SURNAME = {"again", "back", "too", "also", "speaking", "calling"}  # "Hi, Kylie again"
+_NOT_A_SURNAME = {
+    "again",
+    "back",
+    "too",
+    "also",
+    "speaking",
+    "calling",
+    "bye",
+    "goodbye",
+}  # "Hi, Kylie again"
 _AFTER_NAME = re.compile(
-    r"\s*(?:$|[.,;!?]|\b(?:here|speaking|this side|from|calling|and|again)\b)", re.I
+    r"\s*(?:$|[.,;!?]|\b(?:here|speaking|this side|from|calling|and|again|only|please)\b)", re.I
 )
 
 
@@ -335,11 +359,16 @@ def person_name(
             name = " ".join(
                 w if w[:1].isupper() or w in _PARTICLES else w.capitalize() for w in words
             )
-            said_again = re.match(  # "Linda. Linda Hayes.": the name said again, in full
-                rf"{re.escape(name)}((?:\s+[A-Z][\w'-]+){{1,2}})[.!,]?$",
+            said_again = re.match(  # "Linda. Linda Hayes.": the name said again, in full;
+                rf"(?:{re.escape(name)}|(?i:surname|last name|family name)(?:\s+is|:)?)"
+                r"((?:\s+[A-Z][\w'-]+){1,2})(?:[.!,]|$)",  # "Venkatesh. Surname Raghavan, R-A-…"
                 " ".join(parts[index + 1 : index + 2]),
             )
-            name += said_again.group(1) if said_again and len(words) == 1 else ""
+            # "I'm Hannah, Hannah Okafor": the name said again, in full, after a comma
+            again = said_again or re.match(
+                rf",\s+{re.escape(name)}((?:\s+[A-Z][\w'-]+){{1,2}})\b", tail
+            )
+            name += again.group(1) if again and len(words) == 1 else ""
             return name, "introduction" if intro or not asked else "answer"
         if len(rest.split()) > 1:  # "Hi doc. Rahul Menon, …": a word after hello still greets
             greeted = False  # only a sentence right after the greeting introduces

@@ -41,7 +41,9 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     quoted = mention.type == "money" and quotes(sentence, None)  # "£238 all in": a price put
     # the fields that can take it: a slot offered for Thursday is no last visit's date
     fields = [p for p in fields if p.type == mention.type and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))]  # fmt: skip
-    said = mention.after.split()[:1]
+    said = mention.after.split()[:1] or re.findall(
+        r"^\s*([a-z]+)", sentence[mention.end :].lower()
+    )  # "$1,400 excess"
     named = re.match(r"\s+[A-Z][a-z]", sentence[mention.end :])
     if mention.type == "number" and named and float(mention.value) >= 1000:
         return None  # "12017 Shatabdi", "12621 Tamil Nadu Express": a train's number, no count
@@ -58,11 +60,12 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
         wide, wide_word = cue_score(profile, turn)
         if mention.type == "date" and not (near or wide) and another_occasion(turn, profile.words):
             continue  # "I'll set up a tasting. They have a slot on Saturday?": not the wedding
-        local = (
-            cue_score(profile, sentence[since : mention.start])[0]
-            if mention.type != "enum"
-            else 0.0
-        )
+        # the words since the value before, less that value's own noun ("a $1,400 excess it …")
+        stretch = sentence[since : mention.start]
+        lead = re.match(r"\s+([a-z]+)", stretch.lower()) if since else None
+        if lead and stem(lead.group(1)) in profile.words:
+            stretch = stretch[lead.end() :]
+        local = cue_score(profile, stretch)[0] if mention.type != "enum" else 0.0
         points = near + local + 0.8 * wide + (1.5 if profile is asked else 0.0)
         if sum(p.type == profile.type for p in fields) == 1:
             points += 0.6  # the schema's only field of the type
@@ -252,7 +255,9 @@ _PLACE = {"first": 0, "former": 0, "second": 1, "middle": 1, "third": 2, "last":
 def nth_offer(proposals: list[Any], reply: str) -> Any | None:
     """The proposal a reply picks by its place ("Fixed or variable?" — "the second one"): of
     one field's choices offered in one sentence, in the order they were said."""
-    match = _NTH.match(reply)
+    match = _NTH.match(
+        re.split(r"(?<=[.!?])\s+", reply.strip())[0]
+    )  # "middle one. internet and telly"
     fields = {id(p) for p, _, _ in proposals}
     if not match or len(fields) != 1 or len({m.sentence for _, m, _ in proposals}) != 1:
         return None

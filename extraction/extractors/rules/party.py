@@ -10,13 +10,14 @@ from extraction.extractors.rules.fields import Profile
 
 _PEOPLE_FIELD = re.compile(
     r"\b(?:people|persons?|travell?ers?|guests?|passengers?|adults?|pax|occupants?|party|"
-    r"headcount|attendees?)\b",
+    r"headcount|attendees?|freelancers?|staff|employees?|workers?|hires?)\b",
     re.I,
 )
 _ME = re.compile(r"\b(?:me|myself|I)\b(?!')")
-_SAID = re.compile(r"\b\d+\s+(?:of us|people|persons|adults in total|in total|in all)\b", re.I)
 _NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}  # fmt: skip
+_SAID = re.compile(rf"\b(?:\d+|{'|'.join(_NUMBER)})\s+(?:of us|people|persons|adults in total|in total|"
+                   r"in all)\b", re.I)  # fmt: skip
 _GROUP = re.compile(
     rf"\b(\d+|{'|'.join(_NUMBER)})\s+(?:\w+\s+)?(?:kids?|child|children|boys?|girls?|sons?|daughters?|"
     r"friends?|colleagues?|others|adults?|teens?|teenagers?|grandchild|grandchildren)\b",

@@ -33,3 +33,24 @@ def users_name(key: str, about: str) -> bool:
     its qualifiers."""
     named = _NAME_KEY.fullmatch(key) or _HOLDER_NAME.search(about)
     return bool(named) and not _SOMEONE_ELSES.search(about)
+
+
+_FIRST = re.compile(r"\b(?:first|given|fore)[ _]?name\b", re.I)
+_LAST = re.compile(r"\b(?:(?:last|family)[ _]?name|surname)\b", re.I)
+
+
+def name_part(about: str, name: str) -> str | None:
+    """The part of the user's name a name field keeps: the first word for a first name, the last
+    for a surname ("Tom. Surname Okafor." — first_name Tom, last_name Okafor), else all of it;
+    ``about``: the field's key and description."""
+    words = name.split()
+    if _FIRST.search(about) and not _LAST.search(about):
+        return words[0]
+    if _LAST.search(about) and not _FIRST.search(about):
+        return words[-1] if len(words) > 1 else None
+    return name
+
+
+def a_part_of_the_name(about: str) -> bool:
+    """Whether a name field keeps only the first or only the last name."""
+    return bool(_FIRST.search(about)) != bool(_LAST.search(about))

@@ -88,6 +88,7 @@ _YOUR_NAME = re.compile(
     r"\bspeaking (?:to|with)\b",
     re.I,
 )
+_THAT = re.compile(r"^\W*(?:\w+\W+){0,5}(?:that|this|it)\W+(?:\w+\W*){0,2}$", re.I)  # fmt: skip
 CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
@@ -215,11 +216,11 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
     questions = [s for s in said if question_kind(s)]
     question = questions[-1] if questions else (said[-1] if said else "")
     kind = question_kind(question) if questions else ""
-    asked = (
-        []
-        if not question or CLOSER.match(question)
-        else _rank(question, vectors.get(question), fields)
-    )
+    ranked = _rank(question, vectors.get(question), fields)  # or the offer "that" stands for:
+    prior = said[said.index(question) - 1] if kind and _THAT.search(question) and said.index(question) else ""  # fmt: skip
+    if not ranked and prior and _offers(prior):  # "I can add the sports channels. Like that?"
+        ranked = _rank(f"{prior} {question}", vectors.get(prior), fields)
+    asked = [] if not question or CLOSER.match(question) else ranked
     if not questions:
         asked = [a for a in asked if a[1] >= 1.2]  # a statement names a field less surely
     elif not asked and WHO_WITH.search(question):  # "Who are you with at the moment?"

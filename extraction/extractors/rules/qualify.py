@@ -19,7 +19,7 @@ from dataclasses import replace
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.codes import code_answer, code_pattern, codes_in, same_shape
-from extraction.extractors.rules.fields import _PER, GENERIC, Profile, stem
+from extraction.extractors.rules.fields import GENERIC, Profile, stem, thing_noun
 from extraction.extractors.rules.naming import (
     BODY_PARTS,
     RELATION_NAMED,
@@ -40,8 +40,9 @@ _VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
+_TAKEN_BACK = re.compile(r"\b(?:no|sorry|i mean|actually|wait)\W*$", re.I)
 _NOT_THE_THING = re.compile(
-    r"(?i:\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$)|(?i:\b(?:on|at|from|via)\s+)(?:[A-Z][\w'-]*\s+)*$"
+    r"(?i:\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$)|(?i:\b(?:on|at|from|via|in|into|near)\s+)(?:[A-Z][\w'-]*\s+)*$"
 )
 
 
@@ -57,10 +58,7 @@ class Qualifiers:
             for m in RELATION_NAMED.finditer(t.text)
             if m.group(2) in self.names
         }
-        nouns: dict[str, str] = {}
-        for key, profile in self.fields.items():
-            per = _PER.search(profile.field.get("description", "").lower())
-            nouns[key] = (per.group("what").split() or [""])[0] if per else ""
+        nouns = {k: thing_noun(p.field.get("description", "")) for k, p in self.fields.items()}
         self.nouns = nouns
         # fields whose things go by a number or code ("one fact per order, by its order number")
         self.coded = {k: nouns[k] for k, p in self.fields.items() if p.qualifier_kind == "word"
@@ -271,9 +269,9 @@ class Qualifiers:
         match = re.search(
             rf"(?:\bthe\s+)?([\w-]+)\s*,?\s+and\s+(?:the\s+)?{re.escape(last)}\b", stretch, re.I
         )
-        if not match or match.group(1).lower() in KIND_WORDS | GENERIC or stem(
-            match.group(1).lower()) in profile.key_words:  # fmt: skip  # "2 parcels, and …": its noun
-            return []
+        if not match or match.group(1).lower() in KIND_WORDS | GENERIC or stem(match.group(1).lower()) \
+                in profile.key_words or re.search(r"(?:\d\s*|^\s+)$", stretch[: match.start(1)]):  # fmt: skip
+            return []  # "2 parcels, and …": its noun; "12 kilos and Rolo's …": a value's unit
         word = match.group(1)
         if profile.qualifier_kind == "name":
             return [word] if word in self.names else []
@@ -297,15 +295,15 @@ class Qualifiers:
             if claim.profile.qualifier_kind == "name" and me and _YOUR.search(prompt.turn.text):
                 return me, "'your' in the agent's turn"
         clause = claim.clause or text
-        if OTHER.search(clause):
-            other = self.other(claim.profile)
-            if other:
-                return other, "'the other'"
-        if PRONOUN.search(clause) or len(self._said(claim.profile)) == 1:  # or the only one
-            recent = self._recent(claim.profile) or (
-                self._only_stored(claim.profile)
-                if agent or "answers" in claim.why or "state" in claim.why  # "all sorted now"
-                else None
+        if OTHER.search(clause) and (other := self.other(claim.profile)):
+            return other, "'the other'"
+        # "my husband Piotr. I am 38. He is 41 — no, sorry, 42": the one the turn named last before it
+        back = PRONOUN.search(clause) or _TAKEN_BACK.search(text[: claim.span[0]])
+        if back or len(self._said(claim.profile)) == 1:  # or the only one
+            told = back and self.named(claim.profile, text[: claim.span[0]], True)
+            stored = agent or "answers" in claim.why or "state" in claim.why  # "all sorted now"
+            recent = (
+                told or self._recent(claim.profile) or (stored and self._only_stored(claim.profile))
             )
             if recent:
                 return recent, "the one said last"
@@ -333,11 +331,13 @@ class Qualifiers:
             found += [(m.start(), code) for m in re.finditer(rf"\b{re.escape(name)}\b", lowered)]
         if profile.qualifier_kind == "name":
             for match in re.finditer(r"\b[A-Z][a-z][\w'-]*", stretch):
-                word = match.group(0).removesuffix("'s")
+                word, before = match.group(0).removesuffix("'s"), stretch[: match.start()]
+                prev = re.search(r"([A-Z][a-z][\w'-]*)\s+$", before)
                 if (
                     word in self.names
-                    and not _NOT_THE_THING.search(stretch[: match.start()])  # "on Royal Canin"
-                    and not _AFTER_REFERENCE.search(lowered[: match.start()])
+                    and not (prev and prev.group(1) in self.names)  # "Amara Osei": Amara
+                    and not _NOT_THE_THING.search(before)  # "on Royal Canin"
+                    and not _AFTER_REFERENCE.search(before.lower())
                 ):
                     found.append((match.start(), word))
             for relation, name in self.relations.items():  # "wife is 12 LPA": Sneha

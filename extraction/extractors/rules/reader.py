@@ -115,6 +115,7 @@ class Context:
         return frozenset(w for p in self.fields for w in p.words)
 
 
+_TOLD_A_LIE = re.compile(r"\b(?:no|sorry|wait|i tell a lie|scratch that|i mean|actually)\W*$", re.I)
 _MAKE_THAT = re.compile(r"\W*(?:(?:actually|sorry|no|oh|wait)\W+)*(?:make (?:that|it)|"
                         r"scratch that|i mean|i meant|correction)\b", re.I)  # fmt: skip
 # "not more than 1,150", "no higher than 40", "nothing over 2 lakh": a bound, not a negation.
@@ -223,8 +224,9 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
     ):
         points += MOVED_BONUS
         why["moved"] = True
-    if mention.type == "date" and "answers" not in why and SAME_DAY.search(mention.how):
-        points -= SAME_DAY_PENALTY  # "after 6 today works" says when, not which date of a field
+    if mention.type == "date" and ("answers" not in why or (prompt and prompt.kind == "yn")) and SAME_DAY.search(mention.how):  # fmt: skip
+        # "after 6 today works" says when, not which date ("yeh. but dont call me today": no answer)
+        points -= SAME_DAY_PENALTY * (2 if "answers" in why else 1)
     known = ctx.things.get(profile.key, [])  # its things, or the people it has facts of
     # a person named is a topic only with the field's own word ("her salary is 13.5 now")
     if (
@@ -313,9 +315,8 @@ def typed_claims(
             if not candidates:
                 continue
             # the first sentence with a value ("Yes. It was 85."), or "Actually, make that …"
-            leading = not any(m for _, _, m in sentence_mentions[:s_index]) or bool(
-                CORRECTION.match(sentence)
-            )
+            leading = not any(m.type == mention.type for _, _, ms in sentence_mentions[:s_index] for m in ms) or bool(CORRECTION.match(sentence)
+                      or (s_index and _TOLD_A_LIE.search(sentence_mentions[s_index - 1][0])))  # fmt: skip
             scored = sorted(((*score(ctx, p, mention, clause, sentence, leading), p) for p in candidates),
                             key=lambda r: -r[0])  # fmt: skip
             points, why, best = scored[0]

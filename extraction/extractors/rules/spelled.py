@@ -17,7 +17,7 @@ _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ni
 _SMALL = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 # A number word alone that is never anything but a number ("Sixty.", "about eighty people")
 _PLAIN = frozenset(_UNITS[13:] + _TENS)
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "lakh": 1e5, "lakhs": 1e5,
+_SCALES = {"thousand": 1e3, "thou": 1e3, "million": 1e6, "billion": 1e9, "lakh": 1e5, "lakhs": 1e5,
            "crore": 1e7, "crores": 1e7}  # fmt: skip
 _WORD = rf"(?:{'|'.join(_TENS)})(?:-(?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(sorted(_UNITS, key=len, reverse=True))}"
 _TOKEN = rf"(?:{_WORD}|hundred|{'|'.join(_SCALES)})"
@@ -85,7 +85,19 @@ def spell_out(text: str) -> str:
             return f"{value / scale:g} {unit}"
         return f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
 
+    def half(match: re.Match[str]) -> str:  # "eight and a half thousand" → "8500"
+        count, scale = match.group(1).lower(), match.group(2).lower()
+        found = (float(count), None) if count[0].isdigit() else _value(count.split("-"))
+        if found is None or found[1] or scale not in _SCALES:
+            return match.group(0)
+        value = found[0] + 0.5
+        return f"{value:g} {scale}" if scale[0] in "lc" else f"{value * _SCALES[scale]:.0f}"
+
+    text = _HALF.sub(half, text)
     return _GROUPED.sub(lambda m: m.group(0).replace(" ", ""), _RUN.sub(digits, text))
+
+
+_HALF = re.compile(rf"\b({_WORD}|\d+)\s+and\s+a\s+half\s+({'|'.join(_SCALES)})\b", re.I)
 
 
 # "151 300 km", "155 900": thousands set apart by a space, as much of Europe writes them (not a

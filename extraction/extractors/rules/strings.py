@@ -267,8 +267,9 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         if word not in present or word not in profile.lead_words or is_value_word(profile, word):
             continue
         for at in _lead_ins((word,), clause):
-            if _in_a_name(clause, at):
-                continue  # "We love "Home Alone"", "a job at Home Depot": no home of theirs
+            if _in_a_name(clause, at) or re.match(r"\s*(?:us|me|them)\b", clause[at:], re.I):
+                continue  # "We love "Home Alone"", "a job at Home Depot": no home of theirs;
+                # "Switch us to Growth": a plan the agent is asked for, no company they moved to
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
             value = _value_from(profile, rest, True, loose=False)
             if value:

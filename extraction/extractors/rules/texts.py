@@ -23,6 +23,7 @@ from extraction.extractors.rules.addresses import own_address
 from extraction.extractors.rules.code_fields import code_in_reply
 from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score
 from extraction.extractors.rules.naming import person_name
+from extraction.extractors.rules.persons import a_part_of_the_name, name_part
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
     after_cues,
@@ -56,17 +57,17 @@ def name_claims(ctx: Context) -> list[Claim]:
     out = []
     if _FOR_SOMEONE.search(ctx.turn.text):  # "I'm Philip, calling for my mum, it's her account"
         return []
-    for profile in ctx.fields:
-        if not profile.person_name:
-            continue
-        agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
-        opening = ctx.prompt is not None and ctx.prompt.turn.seq == 1  # "…, Jana speaking."
+    agent = ctx.turn.listener.split()[0].lower() if ctx.turn.listener.split() else ""
+    opening = ctx.prompt is not None and ctx.prompt.turn.seq == 1  # "…, Jana speaking."
+    for profile in (p for p in ctx.fields if p.person_name):
         found = person_name(ctx.turn.text, asked=profile.key in asked, agent=agent, opening=opening,
                             reply=ctx.reply.text if ctx.reply else "",
                             holder=bool(_HOLDER.search(profile.about)))  # fmt: skip
-        if found and found[0].split()[0].lower() != agent:
-            out.append(text_claim(ctx, profile, found[0], "explicit", 0, {"cue": found[1]}))
-            break
+        part = name_part(profile.about, found[0]) if found else None  # "Tom. Surname Okafor."
+        if found and part and found[0].split()[0].lower() != agent:
+            out.append(text_claim(ctx, profile, part, "explicit", 0, {"cue": found[1]}))
+            if not a_part_of_the_name(profile.about):  # else the first name, then the last
+                break
     return out
 
 

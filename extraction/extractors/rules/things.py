@@ -16,6 +16,7 @@ from extraction.extractors.rules.acts import (
     third_party,
 )
 from extraction.extractors.rules.fields import Profile, similarity
+from extraction.extractors.rules.naming import never_the_user
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.reader import Claim, Context
 from extraction.extractors.rules.strings import clean
@@ -39,7 +40,11 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
                 qualifier, value, how, end = found
                 why = {"cue": how, "qualifier": "said with it"}
                 owner = third_party(clause[at:])  # "my sister's cat Simba is on …": not the user's
-                if not (owner and away(owner, clause[at:].find(value))):
+                grown = owner and never_the_user(things.nouns.get(profile.key, "")) and _GROWN.search(
+                    owner.group(0)) and re.match(rf"\W*{re.escape(qualifier)}\b", clause[at + owner.end():], re.I)  # fmt: skip
+                if not (
+                    owner and (away(owner, clause[at:].find(value)) or grown)
+                ):  # "my sister dana is …"
                     out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
                                      (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
                                      span=(start + at, start + len(clause))))  # fmt: skip
@@ -47,6 +52,9 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
     return _one_field_each(_of_the_field(out))
 
 
+# grown-ups a field kept per child or pet is never about ("my sister dana is picking up today")
+_GROWN = re.compile(r"\b(?:sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
+                    r"neighbou?r|boss|colleague|aunt|uncle|cousin|grand(?:ma|pa|mother|father))\b", re.I)  # fmt: skip
 _SAME = re.compile(r"(?:the\s+)?same(?:\s+(?:as\b.*|again|too|thing))?", re.I)
 _ALSO = re.compile(r"\s+(?:too|as well|also)$", re.I)
 

@@ -54,8 +54,9 @@ def names_a_field(sentence: str, fields: list[Profile]) -> bool:
 
 
 _REVISED = re.compile(
-    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|final|"
-    r"(?:under|over|below|above) the (?:estimate|quote))\b", re.I)  # fmt: skip
+    r"\b(?:instead of|rather than|down from|up from|now|new|revised|updated|reduced|increased|final|"
+    r"becomes|goes (?:up|down) to|comes to|(?:under|over|below|above) the (?:estimate|quote))\b",
+    re.I)  # fmt: skip
 
 
 def updates(profile: Profile, sentence: str) -> bool:
