@@ -244,3 +244,23 @@ def test_a_list_marker_and_a_place_are_no_values() -> None:
         ("u", "2) Tomás is only bug-fixing now, so drop him to 20 hours a week."),
     ]
     assert _facts(said, FREELANCE) == {"weekly_hours:Tomás": 20}
+
+
+CLINIC = [
+    _field(
+        "specialty",
+        "enum",
+        "Which department the patient is booked into",
+        choices=["cardiology", "dermatology", "orthopaedics", "ent"],
+    )
+]
+
+
+def test_a_choice_said_in_other_words_is_the_closest_by_meaning() -> None:
+    asked = "Which department is the appointment for?"
+    said = [("a", asked), ("u", "My skin has come up in a nasty rash since Friday.")]
+    assert _facts(said, CLINIC) == {"specialty": "dermatology"}
+    assert _facts([("a", asked), ("u", "What would you suggest?")], CLINIC) == {}
+    assert _facts([("a", asked), ("u", "Not sure, sorry, I'll ask the GP.")], CLINIC) == {}
+    said = [("a", asked), ("u", "Not the ENT one, my knee's the problem this time.")]
+    assert _facts(said, CLINIC) == {}  # a choice named is for the readers of words

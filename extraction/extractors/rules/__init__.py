@@ -50,6 +50,7 @@ from extraction.extractors.rules.keep import (
     read_back_of_another,
     said_as_a_code,
 )
+from extraction.extractors.rules.meant import meant_choice
 from extraction.extractors.rules.measures import field_amounts, money_said
 from extraction.extractors.rules.mentions import A_BARE_NO, asks_having, typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
@@ -282,6 +283,7 @@ class _Reader:
         # "And return, 4730882214.": no count, and no block on the agent's count after it
         claims = [c for c in claims if not a_things_code(c, qualifiers.coded, qualifiers.vocab)]
         claims += _confirmations(ctx, claims)
+        claims += meant_choice(ctx, claims)  # "So bones and joints, I suppose?": orthopaedics
         return claims
 
 
