@@ -41,9 +41,8 @@ def owner(mention: Mention, sentence: str, turn: str, fields: list[Profile], pro
     quoted = mention.type == "money" and quotes(sentence, None)  # "£238 all in": a price put
     # the fields that can take it: a slot offered for Thursday is no last visit's date
     fields = [p for p in fields if p.type == mention.type and not (mention.type == "date" and wrong_time(p.key, p.about, str(mention.value), today))]  # fmt: skip
-    said = mention.after.split()[:1] or re.findall(
-        r"^\s*([a-z]+)", sentence[mention.end :].lower()
-    )  # "$1,400 excess"
+    # the word right after the value: "20 milligrams", and for an amount "$1,400 excess"
+    said = mention.after.split()[:1] or re.findall(r"^\s*([a-z]+)", sentence[mention.end :].lower())
     named = re.match(r"\s+[A-Z][a-z]", sentence[mention.end :])
     if mention.type == "number" and named and float(mention.value) >= 1000:
         return None  # "12017 Shatabdi", "12621 Tamil Nadu Express": a train's number, no count
@@ -255,9 +254,8 @@ _PLACE = {"first": 0, "former": 0, "second": 1, "middle": 1, "third": 2, "last":
 def nth_offer(proposals: list[Any], reply: str) -> Any | None:
     """The proposal a reply picks by its place ("Fixed or variable?" — "the second one"): of
     one field's choices offered in one sentence, in the order they were said."""
-    match = _NTH.match(
-        re.split(r"(?<=[.!?])\s+", reply.strip())[0]
-    )  # "middle one. internet and telly"
+    first = re.split(r"(?<=[.!?])\s+", reply.strip())[0]  # "middle one. internet and telly"
+    match = _NTH.match(first)
     fields = {id(p) for p, _, _ in proposals}
     if not match or len(fields) != 1 or len({m.sentence for _, m, _ in proposals}) != 1:
         return None

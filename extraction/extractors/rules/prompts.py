@@ -88,7 +88,7 @@ _YOUR_NAME = re.compile(
     r"\bspeaking (?:to|with)\b",
     re.I,
 )
-_THAT = re.compile(r"^\W*(?:\w+\W+){0,5}(?:that|this|it)\W+(?:\w+\W*){0,2}$", re.I)  # fmt: skip
+_THAT = re.compile(r"^\W*(?:\w+\W+){0,5}(?:that|this|it)\W+(?:\w+\W*){0,2}$", re.I)
 CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
