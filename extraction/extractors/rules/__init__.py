@@ -94,9 +94,8 @@ class RulesExtractor:
         fields_ = profiles(fields) if fields else []
         if not fields_ or not turns:
             return []
-        turns = [
-            replace(t, text=mend_typing(spell_out(t.text))) for t in turns
-        ]  # "sixty-two thousand", "thursdys"
+        # "sixty-two thousand" as digits, "thursdys" and "dont" as meant
+        turns = [replace(t, text=mend_typing(spell_out(t.text))) for t in turns]
         if any(p.qualifier_kind == "name" for p in fields_ if p.qualified):
             turns = unpack_names(capitalise_names(turns))  # "my wife sneha", "Leo's one"
         vectors = embed_sentences(turns, fields_)

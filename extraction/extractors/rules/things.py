@@ -39,12 +39,15 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
             while (found := _text_value(things, profile, clause[at:])) is not None:
                 qualifier, value, how, end = found
                 why = {"cue": how, "qualifier": "said with it"}
-                owner = third_party(clause[at:])  # "my sister's cat Simba is on …": not the user's
-                grown = owner and never_the_user(things.nouns.get(profile.key, "")) and _GROWN.search(
-                    owner.group(0)) and re.match(rf"\W*{re.escape(qualifier)}\b", clause[at + owner.end():], re.I)  # fmt: skip
-                if not (
-                    owner and (away(owner, clause[at:].find(value)) or grown)
-                ):  # "my sister dana is …"
+                rest = clause[at:]
+                owner = third_party(rest)  # "my sister's cat Simba is on …": not the user's
+                grown = (  # "my sister dana is picking up today": no child's, no pet's
+                    owner is not None
+                    and never_the_user(things.nouns.get(profile.key, ""))
+                    and bool(_GROWN.search(owner.group(0)))
+                    and bool(re.match(rf"\W*{re.escape(qualifier)}\b", rest[owner.end() :], re.I))
+                )
+                if not (owner and (away(owner, rest.find(value)) or grown)):
                     out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
                                      (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
                                      span=(start + at, start + len(clause))))  # fmt: skip
