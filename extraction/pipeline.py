@@ -45,6 +45,7 @@ from memory.services import (
     acu_create_many,
     acu_nearest,
     end_user_lock_live,
+    entity_end,
     entity_upsert,
     hot_document_rebuild,
     turns_archive,
@@ -313,6 +314,12 @@ def execute(run: ExtractionRun) -> ExtractionRun:
             for fact in extraction.facts:
                 shown = explanation(fact)
                 explanations.append(shown)
+                if fact.ends:  # "I stopped it last week": the fact ends, no value replaces it
+                    ended = entity_end(agent=agent, end_user=end_user, key=fact.key, valid_until=fact.valid_from,
+                                       actor=f"extraction_run:{run.pk}", rebuild=False)  # fmt: skip
+                    shown["outcome"] = "ended" if ended else "nothing to end"
+                    counts["ended"] = counts.get("ended", 0) + bool(ended)
+                    continue
                 try:
                     entity, created = entity_upsert(
                         agent=agent, end_user=end_user, key=fact.key, value=fact.value, source=fact.source,
@@ -372,8 +379,8 @@ def _versions(agent: Agent, end_user: EndUser) -> list[Version]:
 def explanation(fact: FactCandidate) -> dict[str, Any]:
     """What the run inspector shows of one fact: the value, its source and turns, and why."""
     text = fact.value if isinstance(fact.value, str) else json.dumps(fact.value, ensure_ascii=False)
-    return {"key": fact.key, "value": text[:200], "source": fact.source,
-            "turns": fact.source_turns, "why": fact.why}  # fmt: skip
+    return {"key": fact.key, "value": text[:200], "source": fact.source, "turns": fact.source_turns,
+            "why": fact.why, **({"ends": True} if fact.ends else {})}  # fmt: skip
 
 
 def _finish(run: ExtractionRun, status: str, timings: dict[str, float], counts: dict[str, int],

@@ -33,6 +33,7 @@ class FactCandidate:
     source_turns: list[dict[str, Any]]
     value_text: str | None = None
     why: dict[str, Any] = field(default_factory=dict)  # the cue and figures that decided it
+    ends: bool = False  # no longer holds from valid_from ("I stopped it"); value: what it held
 
 
 @dataclass

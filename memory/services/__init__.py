@@ -8,7 +8,13 @@ importing from here; modules inside ``memory`` import from the submodules (no im
 """
 
 from memory.hot.document import hot_document_load, hot_document_rebuild
-from memory.services.facts import SOURCE_RANK, entity_correct, entity_pin_set, entity_upsert
+from memory.services.facts import (
+    SOURCE_RANK,
+    entity_correct,
+    entity_end,
+    entity_pin_set,
+    entity_upsert,
+)
 from memory.services.forget import MIN_NEEDLE_CHARS, REDACTED, Forgotten, entity_forget
 from memory.services.history import TurnRemoved, TurnsCleared, turn_clear_hot, turn_remove_last
 from memory.services.sessions import SessionOpened, end_user_get_or_create, session_open
@@ -42,6 +48,7 @@ __all__ = [
     "end_user_get_or_create",
     "end_user_lock_live",
     "entity_correct",
+    "entity_end",
     "entity_forget",
     "entity_pin_set",
     "entity_upsert",

@@ -181,6 +181,48 @@ def _fact_events(new: Entity, *, current: Entity | None, agent: Agent, end_user:
     webhook_emit(tenant_id=agent.tenant_id, events=events, end_user_id=end_user.pk)
 
 
+def entity_end(
+    *,
+    agent: Agent,
+    end_user: EndUser,
+    key: str,
+    valid_until: datetime.datetime,
+    actor: str,
+    rebuild: bool = True,
+) -> Entity | None:
+    """The fact no longer holds from ``valid_until`` ("I stopped taking it last week"): its
+    active version is superseded by nothing, valid until then; nothing is deleted, so "as of"
+    reads before then still see it. Returns that version, or None when no active version began
+    before ``valid_until`` (nothing to end)."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:  # the same lock writers of this fact take
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                [f"fact:{agent.pk}:{end_user.pk}:{key}"],
+            )
+        mine = Entity.objects.select_for_update().filter(
+            tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key
+        )
+        current = mine.filter(status=Status.ACTIVE, valid_from__lt=valid_until).first()
+        if current is None:
+            return None
+        now = timezone.now()
+        Entity.objects.filter(pk=current.pk).update(
+            status=Status.SUPERSEDED, valid_until=valid_until, superseded_at=now
+        )
+        current.status, current.valid_until, current.superseded_at = (
+            Status.SUPERSEDED, valid_until, now
+        )  # fmt: skip
+        _entity_audit(current, "entity.end", actor)
+        about = {"agent": agent.slug, "user": end_user.external_id, "key": key}
+        webhook_emit(tenant_id=agent.tenant_id, end_user_id=end_user.pk, events=[
+            ("fact.superseded", {"id": str(current.pk), **about, "superseded_by": None,
+                                 "valid_until": valid_until.isoformat()})])  # fmt: skip
+        if rebuild:
+            hot_document_rebuild(agent=agent, end_user=end_user)
+    return current
+
+
 def entity_correct(
     *,
     entity: Entity,

@@ -127,3 +127,24 @@ def test_a_question_names_a_field_by_what_it_holds_not_by_its_descriptions_verbs
              "Which language would you prefer to talk in?", "Spanish, please.")  # fmt: skip
     ever = list(Entity.objects.filter(end_user=user).values_list("key", "value"))
     assert ever == [("preferred_language", "Spanish")]  # written once, and never superseded
+
+
+def test_a_thing_the_user_stopped_ends_and_stays_as_history(tenant_a: Tenant) -> None:
+    meds = [{"key": "medication", "category": "temporal", "type": "string",
+             "description": "A medicine the patient takes, one fact per medicine (medication:metformin), "
+                            "value: the dose and how often"}]  # fmt: skip
+    agent = agent_create(
+        tenant_id=tenant_a.pk, slug="clinic", name="C", schema_fields=meds, actor="t"
+    )
+    user = EndUser.objects.create(tenant=tenant_a, external_id="patient-1")
+    converse(agent, user, MARCH_2, "Any regular medications?", "Ramipril, 5 mg every morning.")
+    assert current(user) == {"medication:ramipril": ("5 mg every morning", "explicit")}
+    converse(agent, user, MARCH_9, "Are you still on the blood pressure tablet?",
+             "Actually I stopped it last week, the GP said I could.")  # fmt: skip
+    assert current(user) == {}  # no longer holds, and nothing replaces it
+    ended = Entity.objects.get(end_user=user, key="medication:ramipril")
+    assert ended.status == "superseded" and ended.superseded_by is None
+    assert ended.valid_until == MARCH_9 + datetime.timedelta(minutes=1)  # the turn that ended it
+    block = HotDocument.objects.get(agent=agent, end_user=user).stable_block
+    stated = block.split("## Summary of earlier conversations")[0]  # facts, possibilities
+    assert "5 mg every morning" not in stated and "ramipril" not in stated.lower()

@@ -9,7 +9,13 @@ from django.utils import timezone
 from core.errors import Conflict, Invalid
 from memory.models import EndUser, Entity, HotDocument, Status
 from memory.selectors import entity_list
-from memory.services import entity_correct, entity_forget, entity_pin_set, entity_upsert
+from memory.services import (
+    entity_correct,
+    entity_end,
+    entity_forget,
+    entity_pin_set,
+    entity_upsert,
+)
 from schemas.models import Agent
 from tenants.models import AuditEvent
 
@@ -60,6 +66,43 @@ def test_design_scenario_budget_50_then_80_lakhs(advisor: Agent, priya: EndUser)
 
     document = HotDocument.objects.get(agent=advisor, end_user=priya)
     assert "₹80 lakh" in document.stable_block and "₹50 lakh" not in document.stable_block
+
+
+def test_an_ended_fact_is_history_from_then_and_nothing_replaces_it(
+    advisor: Agent, priya: EndUser
+) -> None:
+    first = _budget(advisor, priya, 50, SESSION_3)
+    version = HotDocument.objects.get(agent=advisor, end_user=priya).version
+    ended = entity_end(
+        agent=advisor, end_user=priya, key="budget", valid_until=SESSION_9, actor="t"
+    )
+    assert ended is not None and ended.pk == first.pk
+    first.refresh_from_db()
+    assert (first.status, first.valid_until, first.superseded_by_id) == (
+        "superseded",
+        SESSION_9,
+        None,
+    )
+    assert list(entity_list(agent=advisor, end_user=priya)) == []
+    before_9 = SESSION_9 - datetime.timedelta(days=1)
+    assert [e.value_text for e in entity_list(agent=advisor, end_user=priya, as_of=before_9)] == [
+        "₹50 lakh"
+    ]
+    assert HotDocument.objects.get(agent=advisor, end_user=priya).version > version
+    audit = AuditEvent.objects.filter(action="entity.end").get()
+    assert audit.after is not None and "amount" not in str(audit.after)
+    assert audit.after["key"] == "budget"
+    # nothing active, or an end before the value began: nothing to end
+    assert (
+        entity_end(agent=advisor, end_user=priya, key="budget", valid_until=SESSION_9, actor="t")
+        is None
+    )
+    _budget(advisor, priya, 80, SESSION_9)
+    assert (
+        entity_end(agent=advisor, end_user=priya, key="budget", valid_until=SESSION_3, actor="t")
+        is None
+    )
+    assert [e.value_text for e in entity_list(agent=advisor, end_user=priya)] == ["₹80 lakh"]
 
 
 def test_same_value_again_changes_nothing(advisor: Agent, priya: EndUser) -> None:

@@ -39,6 +39,7 @@ from extraction.extractors.rules.currency import (
 )
 from extraction.extractors.rules.date_fields import a_step_before, another_occasion, in_held_month
 from extraction.extractors.rules.embedded import embed_sentences
+from extraction.extractors.rules.ended import ended_things
 from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import (
     a_things_code,
@@ -51,7 +52,7 @@ from extraction.extractors.rules.keep import (
     said_as_a_code,
 )
 from extraction.extractors.rules.meant import meant_choice
-from extraction.extractors.rules.measures import field_amounts, money_said
+from extraction.extractors.rules.measures import counted_in, money_said
 from extraction.extractors.rules.mentions import A_BARE_NO, asks_having, typed_mentions
 from extraction.extractors.rules.naming import capitalise_names, unpack_names
 from extraction.extractors.rules.owners import (
@@ -78,10 +79,11 @@ from extraction.extractors.rules.texts import (
     name_claims,
     shaped_claims,
 )
-from extraction.extractors.rules.things import qualified_text_claims
+from extraction.extractors.rules.things import in_a_things_value, qualified_text_claims
 from extraction.extractors.rules.told import updates
 from extraction.extractors.rules.typos import mend_typing
 from extraction.extractors.rules.units import compress
+from extraction.extractors.rules.withdrawn import NEVER_MIND, withdrawn
 
 __all__ = ["RulesExtractor"]
 
@@ -113,10 +115,12 @@ class RulesExtractor:
         deferred_at = 0
         foreign: Profile | None = None  # the field of someone else's value the user just said
         offered: list[Claim] = []  # what the user's last turn asked for, waiting for the agent
-        session = None
+        # the session; where the user's last turn's claims begin, and memory before them
+        session, mark, held = None, 0, dict(current)
         for index, turn in enumerate(turns):
             if turn.session_id != session:
                 prompt, session, offered, deferred, answered = None, turn.session_id, [], None, None
+                mark = len(claims)  # a new session calls off nothing of the last
             if turn.role == "assistant":
                 claims += [c for c in taken_up(offered, turn, index) if not implausible(c)]
                 offered = []
@@ -136,6 +140,9 @@ class RulesExtractor:
                 continue
             if turn.role != "user":
                 continue
+            if NEVER_MIND.match(turn.text):  # "Actually never mind, I found it": the request is off
+                claims = withdrawn(claims, mark, current, held)
+            mark, held = len(claims), dict(current)
             if (
                 prompt is None
                 and index
@@ -171,7 +178,7 @@ class RulesExtractor:
                              "turns": [d.turn.ref()]} for d in ctx.dropped]  # fmt: skip
             for claim in found:
                 current[claim.key] = str(claim.value)
-            claims += found
+            claims += found + ended_things(ctx, current)  # "Actually I stopped it last week"
             offered = [
                 c
                 for c in ctx.offered
@@ -235,7 +242,9 @@ class _Reader:
         having = bool(prompt and asks_having(prompt.turn.text))  # "Any insurance?" — "Nope."
         said: list[tuple[str, int, Any]] = []
         offset = 0
-        context = self.money or _counted_in(prompt, current)
+        context = self.money or counted_in(
+            prompt.asked[0][0] if prompt and prompt.asked else None, current
+        )
         for sentence in sentences(ctx.turn.text):
             at = max(ctx.turn.text.find(sentence, offset), 0)
             offset = at
@@ -274,7 +283,7 @@ class _Reader:
         claims += shaped_claims(ctx, taken)
         claims += boolean_claims(ctx, taken)
         named = qualified_text_claims(qualifiers, ctx, taken)
-        claims += named
+        claims = [c for c in claims if not in_a_things_value(c, named)] + named
         taken |= {c.profile.key for c in named}
         claims += answer_claims(ctx, taken, current, typed_first)
         taken |= {c.profile.key for c in claims}
@@ -284,19 +293,6 @@ class _Reader:
         claims += _confirmations(ctx, claims)
         claims += meant_choice(ctx, claims)  # "So bones and joints, I suppose?": orthopaedics
         return claims
-
-
-def _counted_in(prompt: Prompt | None, current: Mapping[str, str]) -> Amount | None:
-    """What a bare number in the reply to a money question is in: the asked field's stored
-    amount ("it was 85, not 60" after £60), else the unit its examples agree on ("we can't go
-    above 40k": a bare "35" is 35k)."""
-    if prompt is None or not prompt.asked or prompt.asked[0][0].type != "money":
-        return None
-    stored, amounts = field_amounts(prompt.asked[0][0], current)
-    if stored:
-        return stored[0]
-    units = {a.unit for a in amounts}
-    return amounts[0] if len(units) == 1 and units != {1.0} else None
 
 
 # A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
@@ -386,7 +382,7 @@ def _fact(claim: Claim) -> FactCandidate:
     turn = claim.turns[-1]
     why = {k: v for k, v in claim.why.items() if v is not None}
     return FactCandidate(claim.key, as_the_field_asks(claim.profile, claim.value), claim.source, turn.occurred_at,
-                         [t.ref() for t in claim.turns], why=why)  # fmt: skip
+                         [t.ref() for t in claim.turns], why=why, ends=bool(why.pop("ends", False)))  # fmt: skip
 
 
 def _reply(turns: list[WindowTurn], index: int) -> WindowTurn | None:

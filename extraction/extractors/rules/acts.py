@@ -85,9 +85,9 @@ HEDGE = re.compile(
 CORRECTION = re.compile(
     r"\b(actually|sorry|i mean|i meant|no wait|wait|correction|make that|scratch that|"
     r"change of plans?|instead|rather|on second thought|let me correct|i was wrong|not \w+ but|"
-    r"update|updated|now)\b",
+    r"update|updated|(?<!for )now)\b",
     re.I,
-)
+)  # "for now" is for the time being, not a correction
 
 
 def takes_back(between: str) -> bool:

@@ -98,6 +98,16 @@ def _parse(raw: str) -> float | None:
     return float(raw.replace(",", ""))
 
 
+_RATE = re.compile(r"per month|a month|monthly|per annum|a year|yearly|annual", re.I)
+
+
+def speaks_of_money(text: str) -> bool:
+    """Whether ``text`` has a word of money; a period ("a month") only right after a number
+    ("£500 a month"), not "metformin 500, a month each" (how much of a medicine)."""
+    return any(not _RATE.fullmatch(m.group(0)) or re.search(r"\d\s*$", text[: m.start()])
+               for m in MONEY_WORDS.finditer(text))  # fmt: skip
+
+
 def money_in(text: str, currency: str | None = None, bare: bool = False,
              context: Amount | None = None) -> list[Amount]:  # fmt: skip
     """Amounts of money in ``text``. ``currency``: what an amount without one is in. ``bare``:
@@ -225,6 +235,10 @@ def _pronoun_one(text: str, start: int, end: int) -> bool:
     after = text[end : end + 12].lower()
     if re.search(r"\b(?:just|only) the\s+$", before):
         return False  # "just the one": one
+    if re.search(r"\b(?:in|at)\s+$", before) and re.match(r"\s*(?:go|piece|sitting|hit)\b", after):
+        return True  # "in one go", "at one sitting": all at once, no count
+    if re.match(r"\s*(?:moment|sec|second|minute|mo)\b", after) and not re.search(r"\d", after):
+        return True  # "one moment", "one sec": wait, no count
     if re.search(
         r"\b(a|the|this|that|big|small|other|same|another|which|each|any|every|no|only|"
         r"last|first|new|old|good|right|wrong|little|nice|cheaper|bigger|better)\s+$",

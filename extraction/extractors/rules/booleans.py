@@ -22,9 +22,10 @@ from extraction.extractors.rules.texts import text_claim, text_source
 
 NEGATIVE = re.compile(
     r"\b(no|not|don't|doesn't|didn't|won't|never|without|none|nobody|stopped|quit|gave up|"
-    r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah)\b",
+    r"cancel(?:led)?|off|disabled?|turned off|isn't|aren't|wasn't|haven't|hasn't|nope|nah|"
+    r"never ?mind|forget (?:about )?(?:the|that|my|all)|scratch (?:the|that)|drop the)\b",
     re.I,
-)
+)  # "forget the porting thing, I'm staying": taken back
 # The answer that something no longer holds ("I stopped", "gave it up", "not any more").
 CEASED = re.compile(
     r"\b(?:stopped|quit|gave (?:it |them |that )?up|given (?:it |them |that )?up|no longer|"
@@ -64,6 +65,14 @@ _A_THING = re.compile(
 )
 _AHEAD = re.compile(r"\b(?:i'll|we'll|will|going to|gonna|hopefully|hoping|soon|"
                     r"next (?:week|month|year))\b", re.I)  # fmt: skip
+# How often, as the whole of a reply's first words: "socially", "a couple a week", "most days".
+_HOW_OFTEN = re.compile(
+    r"\W*(?:(?:only|just|maybe|probably|about|around|like|um|oh|well)\W+)*(?:socially|occasionally|"
+    r"sometimes|now and then|every now and then|once in a while|at weekends|on weekends|daily|"
+    r"every day|most days|(?:(?:a|one|two|three|four|five|\d+|a few|a couple)\s+(?:\w+\s+)?"
+    r"(?:a|per|each|every)\s+(?:day|week|month|night|year)))\b",
+    re.I,
+)
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked
 NEGATION = re.compile(r"\b(?:no|not|never|none|nothing)\b|n't\b", re.I)
 
@@ -111,6 +120,8 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
                 and not NEGATION.search(first)
             ):
                 value = True
+            if value is None and _HOW_OFTEN.match(text) and not NEGATION.search(first):
+                value = True  # "Do you smoke?" — "Socially. Maybe two a week.": how often is a yes
             if value is None and _NONE.match(text):
                 value = False  # "Any injuries?" — "Nothing at the moment, touch wood"
             elif (value is None and _ANY.search(prompt.turn.text) and _A_THING.fullmatch(first)

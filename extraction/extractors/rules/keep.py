@@ -125,7 +125,16 @@ def _outside_its_range(claim: Claim) -> bool:
     if isinstance(amount, bool) or not isinstance(amount, int | float):
         return False
     low, high = claim.profile.field.get("minimum"), claim.profile.field.get("maximum")
+    scale = _SCALE.search(claim.profile.field.get("description", ""))
+    if scale and claim.profile.type == "number":  # "pain on a scale of 0 to 10": not 20 (mg)
+        low = float(scale.group(1)) if low is None else low
+        high = float(scale.group(2)) if high is None else high
     return (low is not None and amount < low) or (high is not None and amount > high)
+
+
+_SCALE = re.compile(
+    r"\b(?:scale|rated?|rating|score)\s+(?:of\s+|from\s+)?(\d+)\s*(?:to|-)\s*(\d+)\b", re.I
+)
 
 
 def _amount(claim: Claim) -> object:

@@ -97,6 +97,19 @@ def in_thousands(profile: Profile, mention: Mention, known: Mapping[str, str]) -
     return bool(amounts) and min(amounts) >= 10_000
 
 
+def counted_in(asked: Profile | None, current: Mapping[str, str]) -> Amount | None:
+    """What a bare number in the reply to a question about ``asked`` is in, for a money field:
+    its stored amount ("it was 85, not 60" after £60), else the unit its examples agree on
+    ("we can't go above 40k": a bare "35" is 35k)."""
+    if asked is None or asked.type != "money":
+        return None
+    stored, amounts = field_amounts(asked, current)
+    if stored:
+        return stored[0]
+    units = {a.unit for a in amounts}
+    return amounts[0] if len(units) == 1 and units != {1.0} else None
+
+
 def field_amounts(profile: Profile, known: Mapping[str, str]) -> tuple[list[Amount], list[Amount]]:
     """(the amounts its stored value states, those its examples state): what a money field's
     amounts look like, for a bare one said to it."""

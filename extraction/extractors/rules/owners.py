@@ -131,8 +131,9 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
         if found is None and profile.qualified and (changed := _CHANGED_TO.search(sentence)):
             found = (clean(changed.group("v")), "changed to")  # "He's increased metformin to …"
         if found is None and profile is asked and profile.proper and question_kind(sentence):
-            nouns = proper_nouns(sentence)
-            found = (nouns[0][0], "named in the question") if nouns else None
+            nouns = [n for n, _ in proper_nouns(sentence)
+                     if not _ADDRESSED.search(sentence[: max(sentence.find(n), 0)])]  # fmt: skip
+            found = (nouns[0], "named in the question") if nouns else None
         first = found[0].split()[0] if found else ""
         if found is None or (first.lower() in _POINTING and not first.isupper()):
             continue  # "Same timing, after 5?": it points back, it is no value
@@ -152,6 +153,12 @@ def string_offers(sentence: str, fields: list[Profile], prompt: Prompt) -> list[
                 )
             )
     return out
+
+
+# Whom the agent speaks to or of, not a value: "Hello Ms Reddy, did you …", "Dr Rao can …"
+_ADDRESSED = re.compile(
+    r"(?:\b(?:mr|mrs|ms|miss|dr|sir|madam)\.?|^\W*(?:hello|hi|hey|dear|morning|good \w+))\s*$", re.I
+)
 
 
 # A thing's value the agent reports changed: "increased metformin to 1000 mg twice a day"
@@ -183,6 +190,9 @@ def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]
     )
     out = []
     for claim in offered:
+        if claim.profile.type == "date" and (week_on := _its_week(claim, restated)):
+            # "Thursday?" — "Thursday May 14th, then.": the agent's day, from the agent's turn
+            claim.value, claim.source, claim.turns = week_on, "confirmed", []
         said_back = any(m.value == claim.value and (not claim.why.get("near") or _said_exactly(m))
                         for m in restated)  # fmt: skip  # near a field: "£42k", "Monday the 16th"
         if said_back or (_TAKEN_UP.search(agent.text) and not claim.why.get("near")):
@@ -192,6 +202,22 @@ def taken_up(offered: list[Claim], agent: WindowTurn, index: int) -> list[Claim]
             claim.order = (index, 0)
             out.append(claim)
     return out
+
+
+def _its_week(claim: Claim, restated: list[Mention]) -> str | None:
+    """The day the agent names for the weekday the user asked for, a week or two on ("Can't do
+    Tuesday. Thursday?" — "Thursday May 14th at 10, then."): the one day, said with its date."""
+    try:
+        asked = datetime.date.fromisoformat(str(claim.value))
+        days = {
+            datetime.date.fromisoformat(str(m.value))
+            for m in restated
+            if m.type == "date" and _said_exactly(m)
+        }
+    except ValueError:
+        return None
+    day = days.pop() if len(days) == 1 else None
+    return day.isoformat() if day and (day - asked).days in (7, 14) else None
 
 
 def inside(told: Any, stated: list[Any]) -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIVE, question_kind
-from extraction.extractors.rules.amounts import MONEY_WORDS, money_in, quotes
+from extraction.extractors.rules.amounts import money_in, quotes, speaks_of_money
 from extraction.extractors.rules.date_fields import another_occasion
 from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, similarity
 from extraction.extractors.rules.mentions import Mention, typed_mentions
@@ -259,7 +259,7 @@ def read_prompt(turn: WindowTurn, fields: list[Profile], vectors: dict[str, np.n
         if not (prompt.offers or stated or quoted):
             continue
         mentions = typed_mentions(sentence, turn.occurred_at.date(), fields, currency,
-                                  bare_money=bare or bool(MONEY_WORDS.search(sentence)),
+                                  bare_money=bare or speaks_of_money(sentence),
                                   context=money[-1] if money else None)  # fmt: skip
         owners = [(o, m) for m in mentions if not _WITHOUT.search(sentence, 0, m.start)
                   and not (m.type == "number" and _LIMIT.search(sentence, 0, m.start))  # "under 35 kilos"

@@ -20,6 +20,7 @@ from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
 from extraction.extractors.rules.codes import code_answer, code_pattern, codes_in, same_shape
 from extraction.extractors.rules.fields import GENERIC, Profile, stem, thing_noun
+from extraction.extractors.rules.learnt import dosed, kinds_said, named_in_reply
 from extraction.extractors.rules.naming import (
     BODY_PARTS,
     RELATION_NAMED,
@@ -30,7 +31,7 @@ from extraction.extractors.rules.naming import (
 )
 from extraction.extractors.rules.reader import Claim, Context, Dropped
 from extraction.extractors.rules.same_for import OTHER, PRONOUN, same_for
-from extraction.extractors.rules.strings import is_ordinary, proper_nouns
+from extraction.extractors.rules.strings import proper_nouns
 from extraction.extractors.rules.subjects import KIND_WORDS, subjects
 
 _YOUR = re.compile(
@@ -40,6 +41,7 @@ _VALUE_FOR = re.compile(r"\s+for\s+(?!now\b|the (?:moment|time being)\b)")
 _AFTER_REFERENCE = re.compile(r"\b(same as|like|as for|than|as with)\s+$", re.I)
 _RELATION_WORDS = sorted(set(RELATIONS.split("|")))
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|(?i:me|my|mine))\b")
+_SAID_WITH = ("said before it", "said after it")
 _TAKEN_BACK = re.compile(r"\b(?:no|sorry|i mean|actually|wait)\W*$", re.I)
 _NOT_THE_THING = re.compile(
     r"(?i:\b(?:mr|mrs|ms|miss|dr|prof|sir)\.?\s+$)|(?i:\b(?:on|at|from|via|in|into|near)\s+)(?:[A-Z][\w'-]*\s+)*$"
@@ -128,16 +130,11 @@ class Qualifiers:
         for key, noun in self.coded.items():
             for code, name in codes_in(text, noun):
                 self._add_code(key, code, name)
-        lowered = text.lower()
         for key, noun in self.nouns.items():
-            if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
-                continue
-            for match in re.finditer(rf"\b(?:a|an|the|my|our|your|this|that|his|her|their|one|two|"
-                                     rf"\d+)\s+([a-z][a-z-]+)\s+{re.escape(noun)}s?\b", lowered):  # fmt: skip
-                if match.group(1) not in KIND_WORDS | GENERIC and not is_ordinary(
-                    match.group(1).capitalize()
-                ):
-                    self._add(key, match.group(1))
+            if noun and self.fields[key].qualifier_kind == "word" and key not in self.coded:
+                self._add(
+                    key, *kinds_said(text, noun), *dosed(self.fields[key], text, self.vocab[key])
+                )
 
     def _answered(self, question: str, reply: str) -> None:
         """ "What was in the parcel?" — "trainers. nike ones": the reply names the thing; "And
@@ -147,21 +144,10 @@ class Qualifiers:
             if answer:
                 self._add_code(key, *answer)
         for key, noun in self.nouns.items():
-            if not noun or self.fields[key].qualifier_kind != "word" or key in self.coded:
-                continue
-            asked = re.search(
-                rf"\b(?:what|which)\b[^?]*\b{re.escape(noun)}s?\b[^?]*\?", question, re.I
-            )
-            first = re.match(r"\W*(?:(?:the|my|a|an|some|just|only|it was|its|it's)\s+)?([a-z][a-z-]+)\b",
-                             reply.lower())  # fmt: skip
-            if asked and first and len(reply.split()) <= 6:
-                word = first.group(1)
-                if (
-                    word not in KIND_WORDS | GENERIC
-                    and word != noun
-                    and not is_ordinary(word.capitalize())
-                ):
-                    self._add(key, word)
+            if noun and self.fields[key].qualifier_kind == "word" and key not in self.coded:
+                self._add(
+                    key, *filter(None, [named_in_reply(self.fields[key], noun, question, reply)])
+                )
 
     def hear(self, text: str) -> None:
         lowered = text.lower()
@@ -198,6 +184,11 @@ class Qualifiers:
                     found = self._named_in_turn(claim)
             else:
                 found = self.find(claim, text, users, ctx)
+                twin = next(
+                    (c for c in out if c.profile is claim.profile and c.value == claim.value), None
+                )
+                if twin and twin.qualifier and (not found or found[0][1] not in _SAID_WITH):
+                    found = [(twin.qualifier, "said again")]  # "it's four now. four milligrams."
             if not found:
                 ctx.dropped.append(
                     Dropped(claim.value, f"{claim.profile.key}: which one is not said", ctx.turn)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import re
 
+from extraction.extractors.rules import travel
 from extraction.extractors.rules.addresses import street_cues
 from extraction.extractors.rules.code_fields import CODE, code_after_word
 from extraction.extractors.rules.fields import GENERIC, Profile, is_value_word, stem
 from extraction.extractors.rules.providers import with_company
-from extraction.extractors.rules.travel import TRAVEL_TOLD, about_travel
 
 _LEAD = re.compile(
     r"^\W*(?:(?:yes|yeah|yep|no|nope|well|um|uh|hmm|so|oh|ah|and|then|plus|also|mostly|mainly|"
@@ -210,7 +210,15 @@ def _field_word_before(
     return bool({t for t, _ in tokens[max(0, first - 2) : first]} & set(profile.words))
 
 
-def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[str, str, int]]:
+def after_cues(
+    profile: Profile, clause: str, asked: bool = True, after: str = ""
+) -> list[tuple[str, str, int]]:
+    """Every value after an example's lead-in or a word of the field (below), or in "it's …" just
+    ``after`` the clause (``named_then``)."""
+    return _after_cues(profile, clause, asked) or named_then(profile, clause, after)
+
+
+def _after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[str, str, int]]:
     """Every value after an example's lead-in, or after a word of the field: (value, cue, where).
     A lead-in of function words only ("in the blue box") is a cue only when the field was
     ``asked`` about or one of its words comes just before ("leave it in the letterbox"):
@@ -260,8 +268,12 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
         out += kinds_named(profile, clause)
     if out or not profile.proper:
         return out
-    if TRAVEL_TOLD.search(clause) and not about_travel(profile):
+    if travel.TRAVEL_TOLD.search(clause) and not travel.about_travel(profile):
         return out  # "I went to Woodhaven, a small town in the Midwest": where they went
+    # "still in Denver for now", for a field of where they live
+    here = travel.STILL_IN.search(clause) if travel.lives_there(profile) else None
+    if here and (value := _value_from(profile, clause[here.end() :], True, loose=False)):
+        return [(value, "still in", here.end())]
     present = {t for t, _ in _tokens(clause)}
     for word in sorted(profile.words, key=profile.words.get, reverse=True):  # type: ignore[arg-type]
         if word not in present or word not in profile.lead_words or is_value_word(profile, word):
@@ -272,9 +284,28 @@ def after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple[
                 # "Switch us to Growth": a plan the agent is asked for, no company they moved to
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
             value = _value_from(profile, rest, True, loose=False)
-            if value:
-                return [(value, f"word: {word}", at)]
+            later = word in ("mov", "relocat") and travel.LATER.search(rest)
+            if value and not (later and not travel.about_a_move(profile)):
+                return [(value, f"word: {word}", at)]  # not "moving to York in June" (yet)
     return out
+
+
+# "New job, so new insurance. It's Blue Cross now.": the next clause says what the named thing is.
+_IT_IS = re.compile(r"\s*(?:changed|too)?\s*[,.;:-]+\s*(?:and\s+|so\s+)?(?:it's|it is|its|that's|"
+                    r"now it's|they're)\s+(?:now\s+)?", re.I)  # fmt: skip
+
+
+def named_then(profile: Profile, clause: str, after: str) -> list[tuple[str, str, int]]:
+    """A proper value in "it's …" just after a word of the field with no value of its own
+    ("my insurance changed, it's Blue Cross now"; "new insurance. It's Blue Cross now.")."""
+    text = clause + after
+    for word in re.finditer(r"[a-z]+", clause.lower()):
+        said = _IT_IS.match(text, word.end())
+        value = (_value_from(profile, text[said.end() :], True, loose=False)
+                 if profile.proper and said and stem(word.group(0)) in profile.lead_words else None)  # fmt: skip
+        if value:
+            return [(value, f"word: {stem(word.group(0))}, then it's", word.start())]
+    return []
 
 
 _NOT_KINDS = {"same", "other", "previous", "current", "old", "first", "second", "whole", "usual"}

@@ -15,8 +15,9 @@ _SUBJECT = re.compile(
     # one of a list of things, each with its value: "front's tiny, maybe 15 m2. back is about 60"
     r"|(?:^|[,.;]\s*|\band\s+)(?P<b>[a-z][a-z-]+)(?:'s|\s+is|\s+does|\s+weighs)\s"
 )
-_NOT_THINGS = {"everything", "nothing", "something", "anything", "total", "price", "cost", "which",
-               "she", "he", "it", "they", "we", "you", "i", "that", "this", "there", "what", "who"}  # fmt: skip
+NOT_THINGS = {"everything", "nothing", "something", "anything", "total", "price", "cost", "which",
+               "she", "he", "it", "they", "we", "you", "i", "that", "this", "there", "what", "who",
+               "still", "just", "now", "also", "then", "again", "about", "around", "roughly", "maybe"}  # fmt: skip
 KIND_WORDS = set(["my", "our", "the", "a", "an", "other", "same", "this", "that", "one", "both", "either", "each", "its", "his", "her", "their", "own", "only", "new", "old", "main", "second", "first"])  # fmt: skip
 
 
@@ -25,7 +26,7 @@ def subjects(profile: Profile, stretch: str) -> list[tuple[int, str]]:
     out = []
     for match in _SUBJECT.finditer(stretch.lower()):
         group = next(g for g in "qdb" if match.group(g))
-        words = [w for w in match.group(group).split() if w not in KIND_WORDS | _NOT_THINGS]
+        words = [w for w in match.group(group).split() if w not in KIND_WORDS | NOT_THINGS]
         last = words[-1] if words else ""
         if (
             last

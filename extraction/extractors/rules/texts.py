@@ -14,6 +14,7 @@ from extraction.extractors.rules.acts import (
     accepts,
     clauses,
     denies,
+    hedged,
     is_question,
     small_talk,
     takes_back,
@@ -142,13 +143,13 @@ def answer_claims(
         return []  # "Same PO?" — "same po yes": what is stored stands
     if prompt.kind == "yn":
         cues = _last_if_corrected(after_cues(profile, text), text, profile)
+        # "My neighbour bought a villa in …" is no answer ("Her school is …" is)
+        owner = third_party(text[: cues[0][2]]) if cues else None
+        if cues and (owner is None or not re.search(rf"\b(?:{RELATIONS})\b", owner.group(0), re.I)):
+            why: dict[str, object] = {"cue": cues[0][1], "answers": cue}
+            return [text_claim(ctx, profile, cues[0][0], text_source(ctx, text), 0, why)]
         if cues:
-            value, how, _ = cues[0]
-            return [
-                text_claim(
-                    ctx, profile, value, text_source(ctx, text), 0, {"cue": how, "answers": cue}
-                )
-            ]
+            return []
         rest = re.sub(r"^\W*(yes|yeah|yep|sure)\b[,.!\s]*", "", text, flags=re.I)
         if not rest or (accepts(rest) and len(rest.split()) <= 3):
             return []
@@ -270,8 +271,6 @@ def _content(text: str) -> bool:
 
 
 def text_source(ctx: Context, clause: str) -> str:
-    from extraction.extractors.rules.acts import hedged
-
     return "inferred" if hedged(clause) else "explicit"
 
 
@@ -315,7 +314,8 @@ def cue_claims(ctx: Context, taken: set[str], current: dict[str, str]) -> list[C
                     taken.add(profile.key)
                     continue
                 asked = ctx.prompt is not None and any(p is profile for p, _, _ in ctx.prompt.asked)
-                found = _last_if_corrected(after_cues(profile, clause, asked), clause, profile)
+                found = after_cues(profile, clause, asked, ctx.turn.text[offset + b :])
+                found = _last_if_corrected(found, clause, profile)
                 owner = third_party(clause)
                 if found and owner and not profile.qualified:
                     ctx.dropped.append(

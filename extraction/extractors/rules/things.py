@@ -47,17 +47,47 @@ def qualified_text_claims(things: Qualifiers, ctx: Context, taken: set[str]) -> 
                     and bool(_GROWN.search(owner.group(0)))
                     and bool(re.match(rf"\W*{re.escape(qualifier)}\b", rest[owner.end() :], re.I))
                 )
-                if not (owner and (away(owner, rest.find(value)) or grown)):
+                # "My neighbour's claim was €4,000, his car is much bigger": a thing of theirs
+                theirs = (
+                    profile.qualifier_kind == "word"
+                    and bool(_HIS.match(rest))
+                    and bool(third_party(text[:start]))
+                )
+                if not (owner and (away(owner, rest.find(value)) or grown)) and not theirs:
                     out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
                                      (ctx.index, start + at), why, qualifier=qualifier, clause=clause,
                                      span=(start + at, start + len(clause))))  # fmt: skip
                 at += max(end, 1)
+            last = next((w for w in reversed(things.heard) if w in things.vocab[profile.key]), None)
+            if not at and last and (it := _CHANGED_IT.search(clause)) and not third_party(clause):
+                # "Still on lisinopril 10 mg?" — "They bumped it to 20 mg."
+                value = clean(it.group("v"))
+                out.append(Claim(profile, value, "inferred" if hedged(clause) else "explicit", [ctx.turn],
+                                 (ctx.index, start), {"cue": "what it was changed to", "qualifier": "the one just said"},
+                                 qualifier=last, clause=clause, span=(start, start + len(clause))))  # fmt: skip
     return _one_field_each(_of_the_field(out))
+
+
+_CHANGED_IT = re.compile(
+    rf"\b(?:{CHANGE_VERBS}|bumped|moved)\s+(?:it|that|them)\s+(?:up\s+|down\s+)?to\s+(?P<v>\d[^.;!?]*?)"
+    r"(?=\s+(?:last|this|yesterday|today|recently|at my|at the|from|when|after|because)\b|\s*[,.;!?]|\s*$)",
+    re.I,
+)  # "They upped it to 10 mg last week": 10 mg
+
+
+def in_a_things_value(claim: Claim, named: list[Claim]) -> bool:
+    """A number another field read inside the text a thing's value holds ("They upped it to
+    10 mg" for a medicine's dose): the thing's, not a pain score's."""
+    if claim.profile.type != "number" or claim.profile.qualified:
+        return False
+    return any(n.span[0] <= claim.span[0] < n.span[1] and claim.value in
+               [float(d) for d in re.findall(r"\d+(?:\.\d+)?", str(n.value))] for n in named)  # fmt: skip
 
 
 # grown-ups a field kept per child or pet is never about ("my sister dana is picking up today")
 _GROWN = re.compile(r"\b(?:sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
                     r"neighbou?r|boss|colleague|aunt|uncle|cousin|grand(?:ma|pa|mother|father))\b", re.I)  # fmt: skip
+_HIS = re.compile(r"\W*(?:his|her|their)\b", re.I)
 _SAME = re.compile(r"(?:the\s+)?same(?:\s+(?:as\b.*|again|too|thing))?", re.I)
 _ALSO = re.compile(r"\s+(?:too|as well|also)$", re.I)
 
@@ -122,6 +152,12 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
             rf"(?i:{CHANGE_VERBS})\s+(?i:my|our|the)?\s*"
             rf"{said}(?i:'s)?\s+(?i:up\s+|down\s+)?(?i:to)\s+(?P<v>[^.;!?]+)",
             "what it was changed to",
+        ),  # "Lisinopril, 10 mg every morning", "metformin 500 mg twice a day": it, then its dose
+        (
+            rf"(?i:\b(?:my|the|on)\s+)?(?i:{said})[,:]?\s+(?P<v>\d[^.;!?]*)"
+            if not names
+            else "(?!)",
+            "said with its value",
         ),
     ):
         match = re.search(pattern, clause)

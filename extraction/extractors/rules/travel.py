@@ -46,3 +46,23 @@ def asks_elsewhere(question: str, profile: Profile) -> bool:
     if TRAVEL_ASKED.search(question) and not about_travel(profile):
         return True
     return bool(_GOT_ASKED.search(question)) and any(w in profile.words for w in _HOME_WORDS)
+
+
+# Where someone is now, said as such: "still in Denver for now", "currently in Pune", "we're in
+# York now"; and a move still to come: "moving to York in June", "relocating next year".
+STILL_IN = re.compile(r"\b(?:still|currently|presently|(?:i'm|we're|i am|we are)(?=[^,.;]*\bnow\b))\s+"
+                      r"(?:living\s+|based\s+|staying\s+|settled\s+)?in\s+", re.I)  # fmt: skip
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+LATER = re.compile(rf"\b(?:in (?:{_MONTHS}|the (?:spring|summer|autumn|fall|winter|new year))|next "
+                   r"(?:week|month|year|spring|summer|autumn|winter)|soon|later this|in a few)\b", re.I)  # fmt: skip
+_BOUND = re.compile(r"\b(?:mov|relocat|destination|going|heading|new)", re.I)
+
+
+def about_a_move(profile: Profile) -> bool:
+    """A field of where the user is moving or going ("The city the customer is moving to")."""
+    return bool(_BOUND.search(profile.about))
+
+
+def lives_there(profile: Profile) -> bool:
+    """A field of where the user lives or is based, not of where they are moving."""
+    return bool({"liv", "bas", "locat"} & profile.lead_words) and not about_a_move(profile)
