@@ -181,3 +181,39 @@ def test_whom_the_agent_greets_and_what_a_neighbour_bought_are_no_values() -> No
     assert _facts(turns, FLATS) == {}
     said = "Thanks. My neighbour's claim was bigger, his car is a Range Rover."
     assert _facts([("u", said)], CARS, {"vehicle:car": "Skoda Fabia"}) == {}
+
+
+WORK = [
+    _field("current_employer", "string", "Company the candidate works for now", examples=["Tesco"]),
+    _field("laptop_model", "string", "Model of the user's work laptop"),
+    _field("registration", "string", "The registration plate of the user's car"),
+    _field("upgrade_request", "string", "The plan upgrade the customer has asked for"),
+]
+
+
+def test_its_value_said_after_the_key_or_kind_it_names() -> None:
+    assert _facts([("u", "Changed jobs recently, it's Ocado now.")], WORK, {"current_employer": "Tesco"}) == {
+        "current_employer": "Ocado"
+    }  # fmt: skip
+    assert _facts([("u", "New laptop, it's a MacBook Air now.")], WORK) == {
+        "laptop_model": "MacBook Air"
+    }
+    # a word of its description only ("car" for a registration), or no name after "it's": nothing
+    assert _facts([("u", "New car, it's a Kia Niro now.")], WORK) == {}
+    assert _facts([("u", "Hmm, never mind the upgrade, it's too pricey.")], WORK) == {}
+
+
+SMOKES = [_field("smokes", "boolean", "Whether the user smokes"),
+          _field("stretches", "boolean", "Whether the patient does their stretches")]  # fmt: skip
+
+
+def test_how_often_and_since_when_answer_a_yes_or_no() -> None:
+    assert _facts([("a", "Do you smoke at all?"), ("u", "Not since 2019.")], SMOKES) == {
+        "smokes": False
+    }
+    assert _facts(
+        [("a", "Do you smoke?"), ("u", "Once or twice a month, at parties.")], SMOKES
+    ) == {"smokes": True}
+    assert _facts([("a", "Do you do your stretches?"), ("u", "Every morning.")], SMOKES) == {
+        "stretches": True
+    }

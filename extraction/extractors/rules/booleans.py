@@ -29,7 +29,7 @@ NEGATIVE = re.compile(
 # The answer that something no longer holds ("I stopped", "gave it up", "not any more").
 CEASED = re.compile(
     r"\b(?:stopped|quit|gave (?:it |them |that )?up|given (?:it |them |that )?up|no longer|"
-    r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of)\b",
+    r"not any ?more|don't \w+ any ?more|cancell?ed it|got rid of|not since)\b",
     re.I,
 )
 _NONE = re.compile(
@@ -69,8 +69,9 @@ _AHEAD = re.compile(r"\b(?:i'll|we'll|will|going to|gonna|hopefully|hoping|soon|
 _HOW_OFTEN = re.compile(
     r"\W*(?:(?:only|just|maybe|probably|about|around|like|um|oh|well)\W+)*(?:socially|occasionally|"
     r"sometimes|now and then|every now and then|once in a while|at weekends|on weekends|daily|"
-    r"every day|most days|(?:(?:a|one|two|three|four|five|\d+|a few|a couple)\s+(?:\w+\s+)?"
-    r"(?:a|per|each|every)\s+(?:day|week|month|night|year)))\b",
+    r"every (?:day|morning|evening|night|week|weekend)|most days|(?:once|twice|once or twice|"
+    r"(?:a|one|two|three|four|five|\d+|a few|a couple)\s+(?:\w+\s+)?)\s*"
+    r"(?:a|per|each|every)\s+(?:day|week|month|night|year))\b",
     re.I,
 )
 BOOLEAN_WORDS = 0.9  # cue points a sentence needs to speak of a yes/no field unasked

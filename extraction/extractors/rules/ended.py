@@ -71,4 +71,4 @@ def _which(profile: Profile, said_of: str, asked: str, about: bool,
     in_question = [t for t in held if re.search(rf"\b{re.escape(t.lower())}\b", asked)]
     if len(in_question) == 1:
         return in_question[0]
-    return held[0] if len(held) == 1 and about and not in_question else None
+    return held[0] if len(held) == 1 and about else None

@@ -56,7 +56,7 @@ def dosed(profile: Profile, text: str, known: list[str]) -> list[str]:
     return out
 
 
-def named_in_reply(profile: Profile, noun: str, question: str, reply: str) -> str | None:
+def named_in_reply(profile: Profile, noun: str, question: str, reply: str) -> list[str]:
     """The thing a short reply names first, when the question asked which one ("What was in
     the parcel?") or about the field by its noun or key ("Current medications?", "Any pets on
     the policy?"): "Lisinopril, 10 mg every morning." names lisinopril."""
@@ -68,7 +68,7 @@ def named_in_reply(profile: Profile, noun: str, question: str, reply: str) -> st
     )
     first = _FIRST.match(reply.lower())
     if not asked or not first or len(reply.split()) > (6 if which else 8):
-        return None
+        return []
     if not which and not re.match(r"[\s,:-]*\d", reply.lower()[first.end() :]):
-        return None  # asked about the field, not which one: a thing with its value ("… 10 mg")
-    return first.group(1) if _a_thing(first.group(1), noun) else None
+        return []  # asked about the field, not which one: a thing with its value ("… 10 mg")
+    return [first.group(1)] if _a_thing(first.group(1), noun) else []

@@ -145,9 +145,7 @@ class Qualifiers:
                 self._add_code(key, *answer)
         for key, noun in self.nouns.items():
             if noun and self.fields[key].qualifier_kind == "word" and key not in self.coded:
-                self._add(
-                    key, *filter(None, [named_in_reply(self.fields[key], noun, question, reply)])
-                )
+                self._add(key, *named_in_reply(self.fields[key], noun, question, reply))
 
     def hear(self, text: str) -> None:
         lowered = text.lower()

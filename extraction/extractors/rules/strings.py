@@ -291,18 +291,20 @@ def _after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple
 
 
 # "New job, so new insurance. It's Blue Cross now.": the next clause says what the named thing is.
-_IT_IS = re.compile(r"\s*(?:changed|too)?\s*[,.;:-]+\s*(?:and\s+|so\s+)?(?:it's|it is|its|that's|"
-                    r"now it's|they're)\s+(?:now\s+)?", re.I)  # fmt: skip
+_IT_IS = re.compile(r"\s*(?:changed|too|recently|last \w+|this \w+)?\s*[,.;:-]+\s*(?:and\s+|so\s+)?"
+                    r"(?:it's|it is|its|that's|now it's|they're)\s+(?:now\s+)?(?:with\s+)?(?:an?\s+)?", re.I)  # fmt: skip
 
 
 def named_then(profile: Profile, clause: str, after: str) -> list[tuple[str, str, int]]:
-    """A proper value in "it's …" just after a word of the field with no value of its own
-    ("my insurance changed, it's Blue Cross now"; "new insurance. It's Blue Cross now.")."""
+    """A named value in "it's …" just after a word of the field with no value of its own ("my
+    insurance changed, it's Blue Cross now"; "New laptop, it's a MacBook Air now."): a word of
+    its key, or of its kind when its values are names ("Changed jobs, it's Ocado now")."""
     text = clause + after
     for word in re.finditer(r"[a-z]+", clause.lower()):
         said = _IT_IS.match(text, word.end())
+        named = stem(word.group(0)) in (profile.lead_words if profile.proper else profile.key_words)
         value = (_value_from(profile, text[said.end() :], True, loose=False)
-                 if profile.proper and said and stem(word.group(0)) in profile.lead_words else None)  # fmt: skip
+                 if said and named and text[said.end() :][:1].isupper() else None)  # fmt: skip
         if value:
             return [(value, f"word: {stem(word.group(0))}, then it's", word.start())]
     return []

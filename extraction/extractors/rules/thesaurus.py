@@ -23,10 +23,10 @@ THESAURUS: dict[str, str] = {
     "traveller": "people persons adults pax",  # not "going": "where the traveller is going to stay"
     "email": "mail",
     "phone": "mobile number cell",
-    "company": "work working employer firm join joined moved switched",
+    "company": "work working employer firm join joined moved switched job jobs",
     "business|company name|shop name|brand": "shop store brand business firm trading",
     "deadline|due date|delivered by|ready by": "by done finish finished ready live complete",
-    "employer": "work working company firm join joined moved switched",
+    "employer": "work working company firm join joined moved switched job jobs",
     "notice": "serve serving",
     "allerg": "allergic allergy allergies reaction",
     "medic": "take taking tablet tablets mg dose pill",

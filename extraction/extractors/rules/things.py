@@ -141,6 +141,11 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
     if not options:
         return None
     said = rf"(?P<q>{options})\w*"
+    # "Lisinopril, 10 mg every morning", "metformin 500 mg twice a day": a thing, then its value
+    # (not a name's: "3 for Aarav, 2 for Myra")
+    with_value = (
+        rf"(?i:\b(?:my|the|on)\s+)?(?i:{said})[,:]?\s+(?P<v>\d[^.;!?]*)" if not names else "(?!)"
+    )
     for pattern, how in (
         (
             rf"(?i:\b(?:the|your|my|our|his|her)?\s*){said}(?i:'s)?\s+(?i:is|are|was|has|have|had|"
@@ -152,13 +157,8 @@ def _text_value(things: Qualifiers, profile: Profile, clause: str) -> tuple[str,
             rf"(?i:{CHANGE_VERBS})\s+(?i:my|our|the)?\s*"
             rf"{said}(?i:'s)?\s+(?i:up\s+|down\s+)?(?i:to)\s+(?P<v>[^.;!?]+)",
             "what it was changed to",
-        ),  # "Lisinopril, 10 mg every morning", "metformin 500 mg twice a day": it, then its dose
-        (
-            rf"(?i:\b(?:my|the|on)\s+)?(?i:{said})[,:]?\s+(?P<v>\d[^.;!?]*)"
-            if not names
-            else "(?!)",
-            "said with its value",
         ),
+        (with_value, "said with its value"),
     ):
         match = re.search(pattern, clause)
         if match:
