@@ -217,3 +217,18 @@ def test_how_often_and_since_when_answer_a_yes_or_no() -> None:
     assert _facts([("a", "Do you do your stretches?"), ("u", "Every morning.")], SMOKES) == {
         "stretches": True
     }
+
+
+HABITS = [
+    _field("smokes", "boolean", "Whether the user smokes"),
+    _field("exercise_days_per_week", "number", "How many days a week the user exercises"),
+]
+
+
+def test_a_count_of_days_a_week_is_never_more_than_seven() -> None:
+    assert _facts([("a", "Do you smoke?"), ("u", "Yes, about ten a day.")], HABITS) == {
+        "smokes": True
+    }
+    assert _facts([("a", "How often do you exercise?"), ("u", "About 4 days a week.")], HABITS) == {
+        "exercise_days_per_week": 4
+    }

@@ -129,7 +129,21 @@ def _outside_its_range(claim: Claim) -> bool:
     if scale and claim.profile.type == "number":  # "pain on a scale of 0 to 10": not 20 (mg)
         low = float(scale.group(1)) if low is None else low
         high = float(scale.group(2)) if high is None else high
+    about = f"{claim.profile.key.replace('_', ' ')} {claim.profile.field.get('description', '')}"
+    per = _PER.search(about) if claim.profile.type == "number" else None
+    most = _MOST.get((per.group(1).lower().rstrip("s"), per.group(2).lower())) if per else None
+    if most is not None:  # "about ten a day" (cigarettes) is no count of days a week
+        high = most if high is None else min(high, most)
     return (low is not None and amount < low) or (high is not None and amount > high)
+
+
+# A count of days in a week, hours in a day, … cannot be more than the period holds.
+_PER = re.compile(
+    r"\b(days?|nights?|hours?|weeks?|months?) (?:per|a|an|each|every|in a) (week|day|month|year)\b",
+    re.I,
+)
+_MOST = {("day", "week"): 7, ("night", "week"): 7, ("hour", "day"): 24, ("hour", "week"): 168, ("day", "month"): 31,
+         ("night", "month"): 31, ("week", "year"): 53, ("month", "year"): 12, ("day", "year"): 366}  # fmt: skip
 
 
 _SCALE = re.compile(
