@@ -112,14 +112,7 @@ def _entity_write(
     rebuild: bool,
     now: datetime.datetime,
 ) -> tuple[Entity, bool]:
-    # Writers of one fact queue up here: a transaction-scoped advisory lock on (agent, user,
-    # key) exists even before the key's first row does; the chain read after it sees every
-    # version committed before.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-            [f"fact:{agent.pk}:{end_user.pk}:{key}"],
-        )
+    _fact_lock(agent, end_user, key)
     chain = list(
         Entity.objects.select_for_update()
         .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key)
@@ -167,14 +160,31 @@ def _entity_write(
     return new, True
 
 
+def _fact_lock(agent: Agent, end_user: EndUser, key: str) -> None:
+    """Writers of one fact queue up here: a transaction-scoped advisory lock on (agent, user,
+    key) exists even before the key's first row does; the chain read after it sees every
+    version committed before."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [f"fact:{agent.pk}:{end_user.pk}:{key}"],
+        )
+
+
+def _superseded(old: Entity, about: dict[str, Any], by: str | None,
+                until: datetime.datetime) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    """The ``fact.superseded`` event of ``old``: replaced ``by`` a version, or ended (None)."""
+    return ("fact.superseded", {"id": str(old.pk), **about, "superseded_by": by,
+                                "valid_until": until.isoformat()})  # fmt: skip
+
+
 def _fact_events(new: Entity, *, current: Entity | None, agent: Agent, end_user: EndUser) -> None:
     """Webhooks (ADR 0031), in this transaction: ids, key and source, never the value (fetch
     it with GET /v1/entities/{id}; a forgotten value must not live on in the delivery log)."""
     about = {"agent": agent.slug, "user": end_user.external_id, "key": new.key}
     events: list[tuple[str, Any]] = []
     if current is not None:
-        events.append(("fact.superseded", {"id": str(current.pk), **about,
-                       "superseded_by": str(new.pk), "valid_until": new.valid_from.isoformat()}))  # fmt: skip
+        events.append(_superseded(current, about, str(new.pk), new.valid_from))
     events.append(("fact.created", {"id": str(new.pk), **about, "category": new.category,
                    "source": new.source, "status": new.status, "valid_from": new.valid_from.isoformat(),
                    "supersedes": str(current.pk) if current else None}))  # fmt: skip
@@ -195,15 +205,13 @@ def entity_end(
     reads before then still see it. Returns that version, or None when no active version began
     before ``valid_until`` (nothing to end)."""
     with transaction.atomic():
-        with connection.cursor() as cursor:  # the same lock writers of this fact take
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                [f"fact:{agent.pk}:{end_user.pk}:{key}"],
-            )
-        mine = Entity.objects.select_for_update().filter(
-            tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key
+        _fact_lock(agent, end_user, key)
+        current = (
+            Entity.objects.select_for_update()
+            .filter(tenant_id=agent.tenant_id, agent=agent, end_user=end_user, key=key)
+            .filter(status=Status.ACTIVE, valid_from__lt=valid_until)
+            .first()
         )
-        current = mine.filter(status=Status.ACTIVE, valid_from__lt=valid_until).first()
         if current is None:
             return None
         now = timezone.now()
@@ -215,9 +223,8 @@ def entity_end(
         )  # fmt: skip
         _entity_audit(current, "entity.end", actor)
         about = {"agent": agent.slug, "user": end_user.external_id, "key": key}
-        webhook_emit(tenant_id=agent.tenant_id, end_user_id=end_user.pk, events=[
-            ("fact.superseded", {"id": str(current.pk), **about, "superseded_by": None,
-                                 "valid_until": valid_until.isoformat()})])  # fmt: skip
+        webhook_emit(tenant_id=agent.tenant_id, end_user_id=end_user.pk,
+                     events=[_superseded(current, about, None, valid_until)])  # fmt: skip
         if rebuild:
             hot_document_rebuild(agent=agent, end_user=end_user)
     return current

@@ -98,13 +98,14 @@ def _parse(raw: str) -> float | None:
     return float(raw.replace(",", ""))
 
 
-_RATE = re.compile(r"per month|a month|monthly|per annum|a year|yearly|annual", re.I)
+# The words of MONEY_WORDS that say only a period ("a month"): money where an amount comes before.
+RATE_WORDS = re.compile(r"per month|a month|monthly|per annum|a year|yearly|annual", re.I)
 
 
 def speaks_of_money(text: str) -> bool:
     """Whether ``text`` has a word of money; a period ("a month") only right after a number
     ("£500 a month"), not "metformin 500, a month each" (how much of a medicine)."""
-    return any(not _RATE.fullmatch(m.group(0)) or re.search(r"\d\s*$", text[: m.start()])
+    return any(not RATE_WORDS.fullmatch(m.group(0)) or re.search(r"\d\s*$", text[: m.start()])
                for m in MONEY_WORDS.finditer(text))  # fmt: skip
 
 

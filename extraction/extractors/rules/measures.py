@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from extraction.extractors.rules.amounts import MONEY_WORDS, Amount, money_in
+from extraction.extractors.rules.amounts import MONEY_WORDS, RATE_WORDS, Amount, money_in
 from extraction.extractors.rules.fields import Profile, stem
 from extraction.extractors.rules.mentions import BARE, Mention, day_of_month
 from extraction.extractors.rules.party import counts_people
@@ -185,14 +185,11 @@ def states_its_unit(profile: Profile, sentence: str) -> bool:
     return bool(re.search(rf"\d\s*(?:{spellings})(?:e?s)?\b", sentence, re.I))
 
 
-_RATE_WORDS = re.compile(r"per month|a month|monthly|per annum|a year|yearly|annual", re.I)
-
-
 def money_said(sentence: str, fields: list[Profile]) -> bool:
     """Whether the sentence speaks of money; a rate alone ("8,500 a year, he says") does not
     where a number field counts by that rate too ("about 8,000 miles a year")."""
     words = [m.group(0) for m in MONEY_WORDS.finditer(sentence)]
-    if not words or not all(_RATE_WORDS.fullmatch(w) for w in words):
+    if not words or not all(RATE_WORDS.fullmatch(w) for w in words):
         return bool(words)
-    return not any(p.type == "number" and _RATE_WORDS.search(
+    return not any(p.type == "number" and RATE_WORDS.search(
         " ".join([p.about, *map(str, p.field.get("examples") or [])])) for p in fields)  # fmt: skip
