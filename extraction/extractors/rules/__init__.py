@@ -43,6 +43,7 @@ from extraction.extractors.rules.ended import ended_things
 from extraction.extractors.rules.fields import Profile, content_words, profiles
 from extraction.extractors.rules.keep import (
     a_things_code,
+    cited_alone,
     fills_only,
     holds,
     implausible,
@@ -51,6 +52,7 @@ from extraction.extractors.rules.keep import (
     read_back_of_another,
     said_as_a_code,
 )
+from extraction.extractors.rules.listed import party_claims, recount
 from extraction.extractors.rules.meant import meant_choice
 from extraction.extractors.rules.measures import counted_in, money_said
 from extraction.extractors.rules.mentions import A_BARE_NO, asks_having, typed_mentions
@@ -64,7 +66,6 @@ from extraction.extractors.rules.owners import (
     snap_to_offer,
     taken_up,
 )
-from extraction.extractors.rules.party import counts_people, party_size
 from extraction.extractors.rules.prompts import CLOSER, Prompt, proposes, read_prompt
 from extraction.extractors.rules.qualify import Qualifiers
 from extraction.extractors.rules.ranges import range_claims, ranged
@@ -270,14 +271,12 @@ class _Reader:
                 for s, at, found in said
             ]
         claims = one_reading(typed_claims(ctx, said))
-        for claim in claims:  # "How many travelling?" — "me, my wife and our two kids": 4
-            size = party_size(ctx.turn.text) if counts_people(claim.profile) else None
-            if size and "answers" in claim.why and size != claim.value:
-                claim.value, claim.why["counted"] = size, "the people the reply lists"
+        recount(claims, ctx.turn.text)  # "How many travelling?" — "me, my wife and our two kids"
         first = len(said[0][0]) if said else 0
         typed_first = any(c.span[0] < first and "answers" in c.why for c in claims)  # with a value
         taken = {c.profile.key for c in claims if not c.profile.qualified}
-        for extra in (name_claims(ctx), affiliation_claims(ctx, taken), kin_claims(ctx, taken)):
+        for extra in (name_claims(ctx), affiliation_claims(ctx, taken), kin_claims(ctx, taken),
+                      party_claims(ctx, taken)):  # fmt: skip
             claims += [c for c in extra if c.profile.key not in taken]
         taken |= {c.profile.key for c in claims}
         claims += shaped_claims(ctx, taken)
@@ -292,7 +291,7 @@ class _Reader:
         claims = [c for c in claims if not a_things_code(c, qualifiers.coded, qualifiers.vocab)]
         claims += _confirmations(ctx, claims)
         claims += meant_choice(ctx, claims)  # "So bones and joints, I suppose?": orthopaedics
-        return claims
+        return [cited_alone(c, prompt) for c in claims]
 
 
 # A value said as the new one: "the total is €1,350 instead of €1,500", "now £118".
@@ -361,10 +360,16 @@ def _confirmations(ctx: Context, claims: list[Claim]) -> list[Claim]:
         mention = in_held_month(mention, ctx.current.get(profile.key), ctx.turn.occurred_at)
         if cue == "the field asked about" and a_step_before(mention, ctx.current.get(profile.key), prompt.turn.text, ctx.turn.occurred_at):  # fmt: skip
             continue  # "They have a tasting slot a week on Saturday?" with the wedding held ahead
-        if not offer and holds(ctx.current, profile, mention, offered + told):
-            continue  # the agent repeating what memory holds adds nothing (nor a new source)
-        if not offer and read_back_of_another(ctx.current, profile, mention.value):
-            continue  # "Noted, two freelancers.": another field's value, read back
+        if holds(ctx.current, profile, mention, offered + told) and not (
+            offer and (mention.sentence or "").rstrip().endswith("?")
+        ):  # the agent repeating what memory holds adds nothing (nor a new source), unless it
+            continue  # asks it back ("So 25 lakh?" — "Yes": a hedge confirmed)
+        if (
+            not offer
+            and read_back_of_another(ctx.current, profile, mention.value)
+            and not updates(profile, mention.sentence or "")
+        ):  # "Noted, two freelancers.": another field's value, read back (not "your new limit
+            continue  # of £4,000 is approved", the requested limit granted)
         confirmed = offer or acknowledges(text) or agreed
         how = ("accepts the agent's proposal" if offer else "the agent said it; the user acknowledged"
                if confirmed else "the agent said it, unchallenged")  # fmt: skip

@@ -44,7 +44,8 @@ ACCEPT_ANY = re.compile(
 )
 DENY_START = re.compile(
     r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah)\W+)?(no(?![\s,]+(?:problem|worries|rush|harm|bother|"
-    r"trouble|doubt)\b)|nope|nah|not really|not yet|not now|not sure|"
+    r"trouble|doubt)\b)|nope|nah|not really|not yet|not (?:right |just )?now|not at the moment|"
+    r"not for now|not sure|"
     r"never|don't|do not|i don't|we don't|"
     r"i'd rather not|rather not|let's not|not at all|none|neither|no thanks|"
     r"can't(?! wait)|cannot|can not|couldn't|won't be able)\b",
@@ -70,7 +71,8 @@ DEFERS = re.compile(
     # "ok send, will see", "we'll see how it goes" (not "I'll see you Friday", "will see the vet")
     r"(?:i'll|we'll|i will|we will|will) see\b(?!\s+(?:you|u|ya|him|her|them|the|a|an|my|our|your)\b)|"
     r"wait and see|sleep on it|mull (?:it )?over|have a think|(?:i'll|we'll|will) (?:decide|consider)\b|"
-    r"(?:i'll|we'll|will) (?:look|read) (?:at |into |over |through )?(?:it|them|that)\b)",
+    r"(?:i'll|we'll|will) (?:look|read) (?:at |into |over |through )?(?:it|them|that)\b|"
+    r"(?:might|may|maybe|could) (?:\w+ ){0,3}(?:it |that |one )?later\b|maybe later)",  # "we might add it later"
     re.I,
 )
 # Verbs that report a value changed: "increased metformin to 1000 mg", "changed my statin to …"
@@ -278,7 +280,8 @@ def clauses(sentence: str) -> list[tuple[int, int]]:
         r";|\s+-\s+|—|,\s+(?=(?:so|but|and|because|since|though|although|which|while|as|plus|"
         r"then|also|or|just|actually|oh|sorry|not|my|our|his|her|their|can|could|would|will|do|does|"
         r"is|are|should|shall|may|what|when|where|which|who|how|why)\b)|\s+(?=(?:but|because|since|"
-        r"although|though|whereas)\b)|\.\s+",
+        r"although|though|whereas)\b)|\s+(?=and\s+(?:(?:I|we)(?:'d|'m|'ve|'ll|'re)|(?:I |we )?(?:want|need)s?)\b)|"
+        r"\.\s+",
         sentence,
     ):
         cuts.append(match.end())
@@ -339,3 +342,18 @@ _AHEAD = re.compile(
 def to_come(sentence: str, start: int, end: int) -> bool:
     """Whether the value at ``start:end`` is one the thing will have later, said so."""
     return bool(_WILL_BE.search(sentence[:start]) and _AHEAD.match(sentence, end))
+
+
+# A field of what the user asks for ("The overdraft the customer asks for"), and a clause that
+# asks ("and I'd like it raised to £1,000", "could you take it up to …").
+ASKED_FOR = re.compile(
+    r"\b(?:asks?|asking|asked|wants?|would like|requests?|requested|prefers?)\b", re.I
+)
+_WISH_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?(?:(?:i|we)(?:'d| would) like|(?:i|we) want|"
+                          r"could you|can you|please)\b", re.I)  # fmt: skip
+WISH_BONUS = 0.6
+
+
+def wish_points(about: str, clause: str) -> float:
+    """Points for a field of what the user asks for taking a value from a clause that asks."""
+    return WISH_BONUS if _WISH_CLAUSE.search(clause) and ASKED_FOR.search(about) else 0.0

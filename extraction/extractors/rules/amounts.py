@@ -60,7 +60,7 @@ def _on_its_own(text: str, match: re.Match[str]) -> bool:
 
 
 NUMBER = re.compile(
-    rf"(?<![\w.,/:-])(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half|{_ORDINALS})"
+    rf"(?<![\w.,/:-])(?P<num>\d{{1,3}}(?:,\d{{2,3}})+(?:\.\d+)?|\d+(?:\.\d+)?|{_WORDS}|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen|half|{_ORDINALS})"
     # a unit may be written on ("50mg", "12GB"), an ordinal ("7th grade") too
     rf"(?:(?={_UNITS_ON}\b)|(?P<ord>st|nd|rd|th)\b|(?![\w/:]|\.\d|-\d))",
     re.IGNORECASE,
@@ -68,7 +68,8 @@ NUMBER = re.compile(
 _MORE_WORDS = {"eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
                "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "half": 0.5}  # fmt: skip
 MONEY_WORDS = re.compile(
-    r"\b(budget|salary|ctc|pay|paid|pays|paying|price|cost|costs|rent|fee|fees|charge|charged|stretch|"
+    r"\b(budget|salary|ctc|pay|paid|pays|paying|price|cost|costs|rent|fee|fees|fare|fares|charge|charged|"
+    r"stretch|"
     r"income|earn|earns|earning|make|making|afford|spend|spent|amount|limit|premium|cover|"
     r"package|offer|bill|deposit|emi|per month|a month|monthly|per annum|a year|yearly|annual|"
     r"lpa|estimate|quote|quoted|worth|owe|refund|balance|loan|debit|debited|transaction|"

@@ -99,6 +99,22 @@ def _alternative(profile: Profile, question: str, reply: str) -> bool | None:
     return picked[0] == (0 if weight[0] > weight[1] else 1)  # the side the field is named by
 
 
+_MINE = re.compile(r"\b(?:i|i'm|i've|i'd|we|we're|we've|my|our|me)\b", re.I)
+_HAVING = re.compile(r"^has\b|^owns?\b|\bwhether\b.*\b(?:has|have|keeps?|owns?)\b", re.I)
+
+
+def _one_of_mine(profile: Profile, sentence: str, named: set[str]) -> bool:
+    """ "Just me and my dog, Biscuit.", "We've got a cat" for whether the applicant keeps pets:
+    one of the kind the field is about, said as the user's own (no one else named before it)."""
+    if not _HAVING.search(f"{profile.key} {profile.about}"):
+        return False
+    owned = (
+        r"\b(?:my|our)\s+(?:\w+\s+)?|\b(?:i|we)(?:'ve| have)\s+(?:got\s+)?(?:a|an|two|three|\d+)\s+"
+    )
+    found = [re.search(rf"(?:{owned}){w}\w*\b", sentence, re.I) for w in named]
+    return any(m and not third_party(sentence[: m.start()]) for m in found)
+
+
 def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
     prompt = ctx.prompt
     text = ctx.turn.text
@@ -165,15 +181,19 @@ def boolean_claims(ctx: Context, taken: set[str]) -> list[Claim]:
             if not is_question(s) and not small_talk(s) and len(s.split()) > 2
         ]
         scored = sorted(((cue_score(profile, s), s) for s in said), key=lambda r: -r[0][0])
-        if not scored or scored[0][0][0] < BOOLEAN_WORDS or scored[0][0][1] is None:
+        if not scored or scored[0][0][1] is None:
             continue
         named = {w for w in content_words(scored[0][1]) if profile.words.get(w, 0) > 0}
-        if len(named) < 2 and max((profile.words.get(w, 0) for w in named), default=0) < 1.5:
+        mine = _one_of_mine(profile, scored[0][1], named)  # "my dog", for keeping pets
+        if not mine and (scored[0][0][0] < BOOLEAN_WORDS or (len(named) < 2 and max(
+                (profile.words.get(w, 0) for w in named), default=0) < 1.5)):  # fmt: skip
             continue  # one shared word ("car", "work") does not say which yes/no it is
         (points, word), sentence = scored[0]
         named_in = max(re.split(r"[,;:]|\s+(?:and|but|so)\s+", sentence),
                        key=lambda c: cue_score(profile, c)[0])  # fmt: skip
-        if (third_party(sentence) and not profile.qualified) or _AHEAD.search(named_in):
+        theirs = third_party(sentence) and (third_party(named_in) or not _MINE.search(named_in))
+        if (theirs and not profile.qualified) or _AHEAD.search(named_in):  # not "My sister has
+            # two dogs but …", unless the clause that names it is the user's ("… I don't have any")
             continue  # someone else's; "I'll have the pre-approval next week hopefully"
         value = not NEGATIVE.search(sentence)
         why = {"cue": f"names '{word}'", "points": round(points, 2)}

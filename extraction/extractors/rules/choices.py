@@ -153,6 +153,10 @@ _SAYINGS: Table = {
         r"moving (?:house|home|out|away)|relocating|we're moving|new (?:house|home|flat) (?:in|is)",
     ),
     "economy": (("economy", "budget", "smallest", "cheapest"), r"\bcheapest\b|\bsmallest\b"),
+    "not started": (
+        ("not started", "not begun", "not yet started"),
+        r"(?:haven't|hasn't|have not|has not|not) (?:yet |even )?(?:started|begun)",
+    ),
     "full redesign": (
         ("full redesign", "complete redesign", "redesign", "full makeover"),
         r"(?:start|starting) (?:again )?from scratch|rip (?:it all|everything|the (?:whole|lot)\w*) out|"

@@ -88,12 +88,20 @@ def wrong_time(key: str, about: str, day: str, today: datetime.date) -> bool:
     date = datetime.date.fromisoformat(day[:10])
     if _LAST.search(key.replace("_", " ")):  # "last_visit": one gone by
         return date > today + datetime.timedelta(days=1)
+    if _GONE.search(about):  # "Date the patient's symptoms began", whatever its key says
+        return date > today
     ahead = _AHEAD.search(key.replace("_", " "))  # "next_pickup", whatever its text says
     if ahead or (_AHEAD.search(about) and not _PAST.search(about)):
         return date < today - datetime.timedelta(days=31)
     if re.search(r"\b(birth|born|dob)\b", about, re.I):
         return date > today
     return False
+
+
+# A field of a day gone by, by its description: "Date the patient's symptoms began", "the item
+# was bought", "the damage occurred" (not "the date of the wedding").
+_GONE = re.compile(r"\b(?:began|begun|started|happened|occurred|took place|was bought|were bought|"
+                   r"was purchased|stopped working|first noticed|was lost|was stolen)\b", re.I)  # fmt: skip
 
 
 def in_held_month(mention: Mention, held: str | None, now: datetime.datetime) -> Mention:
@@ -167,3 +175,20 @@ def said_back_writes(
         return False
     ending = _ENDS.search(sentence)
     return not ending or any(w.startswith(stem(ending.group(0).lower())[:3]) for w in words)
+
+
+_MOVE_BAR = 1.5  # points a date needs to replace a different one the field holds, named by nothing
+
+
+def weakly_moved(
+    mention: Mention, why: Mapping[str, object], held: str | None, points: float
+) -> bool:
+    """Whether a day would replace a different one the field holds on likeness alone: no word
+    of the field, no question about it, no word of moving it ("1420 on Saturday's test", for
+    an exam held for October: another test's day). A first day for the field needs less."""
+    if mention.type != "date" or not held or held[:10] == str(mention.value)[:10]:
+        return False
+    named = any(
+        k in why for k in ("word", "answers", "moved", "repeats proposal", "topic", "state")
+    )
+    return not named and points < _MOVE_BAR

@@ -37,7 +37,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.I)),
     ("numeric", re.compile(r"\b(?P<d>[0-3]?\d)/(?P<m>[01]?\d)/(?P<y>\d{4})\b")),
     ("simple", re.compile(
-        r"\b(?P<w>the day after tomorrow|the day before yesterday|day after tomorrow|"
+        r"\b(?P<w>the day after tomorrow|the day before yesterday|day after tomorrow|day before yesterday|"
         r"yesterday|today|tonight|tomorrow|this morning|this evening|this afternoon|last night|"
         r"tomorrow morning|tomorrow evening)\b", re.I)),
     ("ago", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.I)),
@@ -272,8 +272,8 @@ def dates_in(text: str, today: datetime.date) -> list[DateMention]:
                 and not match.groupdict().get("nx") and _told_past(text, match.start())):  # fmt: skip
             day = _month_before(day, int(match.group("d")))  # "was done on the 17th": this month's
         if (day is not None and day > today and kind in ("mdy", "month")
-                and not match.groupdict().get("y") and _BACK.search(text, 0, start)):  # fmt: skip
-            day = day.replace(year=day.year - 1)  # "back in February", said in April
+                and not match.groupdict().get("y") and (_BACK.search(text, 0, start) or _told_past(text, start))):  # fmt: skip
+            day = day.replace(year=day.year - 1)  # "back in February", "I moved to York in March"
         said_year = _SAID_YEAR.match(text, end)  # "the 3rd of March next year"
         if (day is not None and said_year and kind in ("dmy", "mdy", "month", "mid", "ordinal")
                 and not match.groupdict().get("y")):  # fmt: skip
@@ -318,8 +318,11 @@ def _in_the_past(match: re.Match[str], text: str) -> bool:
     """ "The team changed the timeout on Friday night", said on a Tuesday: a weekday told of in
     the simple past is the one gone by, not the next ("I've booked you on Friday" is ahead)."""
     if (match.group("which") or "on").lower() != "on" or match.group("next"):
-        return False
-    return _told_past(text, match.start())
+        return False  # "The storm on Sunday night ripped the tiles off": its verb after it
+    return _told_past(text, match.start()) or bool(_PAST_NEXT.match(text, match.end()))
+
+
+_PAST_NEXT = re.compile(rf"\s+(?:(?:night|morning|afternoon|evening)\s+)?(?:{_PAST_VERBS})\b", re.I)
 
 
 def _told_past(text: str, at: int) -> bool:

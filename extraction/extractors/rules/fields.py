@@ -203,6 +203,13 @@ def _templates(examples: list[str], qualifiers: list[str]) -> list[Template]:
 _BY_ITS = re.compile(r"\b(?:qualified|keyed|identified)\s+by\s+(?:the|each|a|its)\s+(\w+)'s\b")
 
 
+def _lead_of(example: str) -> str:
+    """An example's words before its value (the first number, amount or capitalised word after
+    the first): "can you raise it to" of "can you raise it to 5,000"."""
+    cut = re.search(r"(?<=\s)[A-Z0-9₹$€£]", example)
+    return example[: cut.start()] if cut else ""
+
+
 def thing_noun(description: str) -> str:
     """What a field keeps one fact per: "one fact per child", "qualified by the child's first
     name" (child)."""
@@ -256,6 +263,10 @@ def field_words(f: dict[str, Any], description: bool = True) -> dict[str, float]
             for w in content_words(template.value):  # an example value ("Prestige") names it
                 words[w] = 2.0
                 words[VALUE_WORD + w] = 0.0  # marked: a word of a value, never a lead-in
+    for example in f.get("examples") or []:  # "can you raise it to 5,000": "raise" too
+        for w in content_words(_lead_of(str(example))):
+            if len(w) > 2 and w not in _VERBS:
+                words.setdefault(w, 0.7)
     for choice in f.get("choices") or []:
         for w in content_words(str(choice)):
             words[w] = 2.0  # a choice's own word says which field more surely than any

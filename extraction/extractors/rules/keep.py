@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import takes_back
+from extraction.extractors.rules.acts import ASKED_FOR, takes_back
 from extraction.extractors.rules.fields import TIME_UNITS, Profile
 from extraction.extractors.rules.mentions import Mention, day_of_month
+from extraction.extractors.rules.plausible import a_fraction_of_a_count, a_street_for_a_town
 from extraction.extractors.rules.reader import Claim, same_value
+
+if TYPE_CHECKING:
+    from extraction.extractors.rules.prompts import Prompt
 from extraction.values import names_a_code
 from schemas.validation import ValidationFailed, fact_value_validate
 
@@ -32,6 +37,7 @@ _CHANGED = re.compile(
 )
 
 
+_PART = re.compile(r"\s+of (?:them|those|these|which)\b", re.I)
 _WISHED = re.compile(r"\b(?:like|want|wants|wish|hope|hoping|need|could|can|would|please|ask|"
                      r"asking|asked)\b|'d\b", re.I)  # fmt: skip
 
@@ -46,6 +52,13 @@ def changed(between: str) -> bool:
 _PICTOGRAPHS = re.compile(
     r"\s*[\U0001F000-\U0001FAFF\u2700-\u27BF\u2B50\u2600\u2615\u263A\u26A1\u26BD\uFE0F\u200D]+"
 )  # not the other symbols of U+2600 to U+26FF ("C♯ minor")
+
+
+_WISHED = re.compile(r"\b(?:i'd|i would|we'd|we would) like\b|\b(?:i|we) want\b|\bcould you\b|"
+                     r"\bcan you\b|\bplease\b", re.I)  # fmt: skip
+_ASKED_FOR = re.compile(
+    r"\b(?:asks?|asking|asked|wants?|would like|requests?|requested|prefers?)\b", re.I
+)
 
 
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
@@ -78,6 +91,11 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
         elif len(mine) > 1 and changed(text[mine[-2].span[1] : mine[-1].span[0]]):
             chosen = mine[-1]  # "my limit was 5k but they raised it to 8k": the new one
             chosen.why["changed"] = str(mine[-2].value)
+        elif len(mine) > 1 and _WISHED.search(text[mine[-2].span[1] : mine[-1].span[0]]) \
+                and ASKED_FOR.search(group[0].profile.about):  # fmt: skip
+            chosen = mine[-1]  # "I pay £95 a month and I'd like to drop it to £80": the one wanted
+        elif len(mine) > 1 and _PART.match(text, mine[-1].span[1]):
+            chosen = mine[-2]  # "Eight in total, five of them in fintech": the whole, not a part
         elif len(mine) > 1 and _TOTAL.search(text[mine[-2].span[1] : mine[-1].span[0]]):
             chosen = mine[-1]  # "…, 45 euro. So together 425.": the sum of what was said
             chosen.why["total"] = True
@@ -116,6 +134,8 @@ def implausible(claim: Claim) -> bool:
         or _not_a_day_of_the_month(claim)
         or _its_own_thing(claim)
         or _outside_its_range(claim)
+        or a_fraction_of_a_count(claim)
+        or a_street_for_a_town(claim)
     )
 
 
@@ -282,10 +302,11 @@ def holds(current: Mapping[str, str], profile: Profile, mention: Mention,
     the agent says no other value of it beside (which would come after it)."""
     if profile.qualified or any(p is profile and m is not mention for p, m, _ in said):
         return False
-    try:
-        return current.get(profile.key) == fact_value_validate(profile.field, mention.value)[1]
+    try:  # memory's text, or a value read earlier in this window (its Python text)
+        text = fact_value_validate(profile.field, mention.value)[1]
     except ValidationFailed:
         return False
+    return current.get(profile.key) in (text, str(mention.value))
 
 
 def read_back_of_another(current: Mapping[str, str], profile: Profile, value: object) -> bool:
@@ -361,3 +382,15 @@ def _held(claim: Claim, current: Mapping[str, str]) -> bool:
         return current.get(claim.key) == fact_value_validate(claim.profile.field, claim.value)[1]
     except ValidationFailed:
         return False
+
+
+def cited_alone(claim: Claim, prompt: Prompt | None) -> Claim:
+    """A value put in place of the one the agent proposed for the field ("Would you like to see
+    Dr Wagner?" — "I'd rather wait for Dr Schulz"): the agent's turn proposed another value, so
+    the fact cites the reply alone."""
+    if prompt is None or claim.profile.qualified or claim.source == "confirmed":
+        return claim
+    proposed = [m.value for p, m, _ in prompt.proposals if p is claim.profile]
+    if proposed and not any(same_value(v, claim.value) for v in proposed) and len(claim.turns) > 1:
+        claim.turns = [t for t in claim.turns if t is not prompt.turn] or claim.turns
+    return claim

@@ -16,7 +16,7 @@ from extraction.extractors.rules.subjects import KIND_WORDS, NOT_THINGS
 # What may come before the thing a reply names first: "yes, metformin …", "I'm on atorvastatin …"
 _FIRST = re.compile(
     r"\W*(?:(?:yes|yeah|yep|just|only|the|my|a|an|some|it was|its|it's|i take|i'm on|im on|on)"
-    r"\W+)*([a-z][a-z-]+)\b"
+    r"\W+)*([a-z][a-z-]+(?:\s+(?![ai]\b)[a-z]\d{0,2})?)\b"  # "vitamin d", "vitamin b12"
 )
 
 

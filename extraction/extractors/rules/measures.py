@@ -139,6 +139,8 @@ def unit_points(profile: Profile, mention: Mention) -> float:
     measure = measured_in(profile)
     if measure and after[0] in profile.words and after[0] not in _MEASURES[measure]:
         return -1.0  # "two parcels" for a parcel's weight in kg: a count of parcels
+    if "age" in profile.key.split("_") and after[0] in profile.words and not time_unit(after[0]):
+        return -1.0  # "two kids registered with you" for a child's age: a count of kids
     if time_unit(after[0]) and day_of_month(profile):
         return -1.0  # "4 days" is no day of the month
     if time_unit(after[0]) and counted_in_time(profile):

@@ -13,18 +13,18 @@ _PEOPLE_FIELD = re.compile(
     r"headcount|attendees?|freelancers?|staff|employees?|workers?|hires?)\b",
     re.I,
 )
-_ME = re.compile(r"\b(?:me|myself|I)\b(?!')")
+_ME = re.compile(r"\b(?:(?i:me|myself)|I)\b(?!')")
 _NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}  # fmt: skip
 _SAID = re.compile(rf"\b(?:\d+|{'|'.join(_NUMBER)})\s+(?:of us|people|persons|adults in total|in total|"
                    r"in all)\b", re.I)  # fmt: skip
 _GROUP = re.compile(
     rf"\b(\d+|{'|'.join(_NUMBER)})\s+(?:\w+\s+)?(?:kids?|child|children|boys?|girls?|sons?|daughters?|"
-    r"friends?|colleagues?|others|adults?|teens?|teenagers?|grandchild|grandchildren)\b",
+    r"friends?|colleagues?|others|adults?|teens?|teenagers?|grandchild|grandchildren|(?:\d+|\w+)-year-olds)\b",
     re.I,
 )
 _SINGLE = "|".join(w for w in RELATIONS.split("|") if not w.endswith("s") or w == "boss")
-_ONE = re.compile(rf"\b(?:{_SINGLE})\b", re.I)
+_ONE = re.compile(rf"\b(?:{_SINGLE}|baby|toddler|infant|newborn|(?:\d+|\w+)-year-old)\b(?!s)", re.I)
 _LIST = re.compile(r",|\band\b|\bplus\b|&", re.I)
 
 
@@ -56,3 +56,14 @@ def party_size(text: str) -> int | None:
     ones += sum(n for w, n in plural.items() if re.search(rf"\b{w}\b", clause, re.I))
     total = ones + sum(groups)
     return total if total >= 2 and (ones >= 2 or groups) else None
+
+
+# "Just me and my dog, Biscuit.", "only myself": one person (a pet is no occupant)
+_ALONE = re.compile(r"^\W*(?:(?:just|only)\s+(?:me|myself)|me alone|on my own|by myself|"
+                    r"alone|solo|just the one)\b", re.I)  # fmt: skip
+
+
+def alone(text: str) -> bool:
+    """Whether the reply's first clause counts the user alone ("Just me and my dog")."""
+    clause = re.split(r"[.!?;]", text)[0]
+    return bool(_ALONE.match(clause)) and not _ONE.search(clause) and not _GROUP.search(clause)

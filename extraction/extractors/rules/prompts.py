@@ -90,15 +90,11 @@ _YOUR_NAME = re.compile(
 )
 _THAT = re.compile(r"^\W*(?:\w+\W+){0,5}(?:that|this|it)\W+(?:\w+\W*){0,2}$", re.I)
 CLOSER = re.compile(r"^\W*(?:\w+[.!,]\s+)?(?:is there )?(?:anything|something) else\b", re.I)
+_HOW_MUCH = re.compile(r"\bhow much\b|\b(?:rough|ballpark|ball-park)\s+(?:figure|number|amount)\b", re.I)  # fmt: skip
 _WH_TYPES = [
     (re.compile(r"\b(when|what date|which date|what day|which day)\b", re.I), {"date"}),
     (re.compile(r"\bhow (many|old|long|often)\b", re.I), {"number"}),
-    (
-        re.compile(
-            r"\bhow much\b|\b(?:rough|ballpark|ball-park)\s+(?:figure|number|amount)\b", re.I
-        ),
-        {"money", "number"},
-    ),
+    (_HOW_MUCH, {"money", "number"}),
     (re.compile(r"\bwhere\b", re.I), {"place"}),
     (re.compile(r"\bwho\b", re.I), {"person"}),
 ]
@@ -183,10 +179,11 @@ CONFIRMING = re.compile(
     r"\bshould i\b|\bwant me to\b|\bwould you like\b|\bdo you want\b|\bhappy with\b|\bagreed\b",
     re.I,
 )
-# Whose the agent's statement is when it is not the user's: a relative's, another customer's.
+# Not the user's: a relative's, another customer's, or what to do ("Please apply soon").
 OTHERS = re.compile(
     rf"{RELATIVE.pattern}|(?i:\b(?:other|another|previous|last|a)\s+(?:client|customer|tenant|buyer|"
-    r"candidate|patient|caller)s?\b|\bsomeone else\b)"
+    r"candidate|patient|caller)s?\b|\bsomeone else\b|^\W*(?:please|remember to|make sure to|"
+    r"be sure to|don't forget to|do try to)\s+(?!note\b|be aware\b|find\b|see\b)[a-z]+\b)"
 )
 # The agent reporting what it did or what now holds: "I've blocked the debit card", "Standing
 # instruction on savings reduced to 15,000", "the claim is paid".

@@ -30,11 +30,13 @@ from extraction.extractors.rules.acts import (
     tentative,
     third_party,
     to_come,
+    wish_points,
 )
 from extraction.extractors.rules.date_fields import (
     SAME_DAY,
     near_known,
     said_back_writes,
+    weakly_moved,
     wrong_time,
 )
 from extraction.extractors.rules.fields import Profile, cue_score, similarity
@@ -149,16 +151,13 @@ def put_up(ctx: Context, mention: Mention) -> bool:
     )
 
 
+_NEGATED = re.compile(r"\b(not|never|isn't|wasn't|no longer|instead of|rather than|except|no need for|"
+                      r"no)\s+(?:\w+\s+){0,2}$")  # fmt: skip
+
+
 def negated(clause: str, start: int) -> bool:
     before = clause[:start].lower()
-    if _BOUND.search(before):
-        return False
-    return bool(
-        re.search(
-            r"\b(not|never|isn't|wasn't|no longer|instead of|rather than|except|no need for|no)\s+(?:\w+\s+){0,2}$",
-            before,
-        )
-    )
+    return not _BOUND.search(before) and bool(_NEGATED.search(before))
 
 
 def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentence: str,
@@ -171,7 +170,7 @@ def score(ctx: Context, profile: Profile, mention: Mention, clause: str, sentenc
         if wider * 0.6 > words:
             words, word = wider * 0.6, wider_word
     why: dict[str, Any] = {}
-    points = words
+    points = words + wish_points(profile.about, own)  # "and I'd like it raised to £1,000"
     if word:
         why["word"] = word
     earlier = [m for m in ctx.said_before(mention, sentence) if m.type == mention.type]
@@ -340,7 +339,7 @@ def typed_claims(
             if points < ACCEPT and before and _MAKE_THAT.match(sentence):  # "…to £5,000.
                 points, best = ACCEPT, before[-1].profile  # Actually, make that £4,000"
                 why["corrects"] = str(before[-1].value)
-            if points < ACCEPT:
+            if points < ACCEPT or weakly_moved(mention, why, ctx.current.get(best.key), points):
                 near = said_back_writes(mention, points / ACCEPT, sentence, best.words)
                 ctx.dropped.append(Dropped(mention.value, f"no field: best {best.key} {points:.2f}" + " (written if the agent says it back)" * near, ctx.turn))  # fmt: skip
                 ctx.offered += [Claim(best, mention.value, "explicit", [ctx.turn], (ctx.index, s_start + mention.start), {**why, "near": True}, clause=sentence)] * near  # fmt: skip

@@ -25,6 +25,9 @@ SAME = re.compile(
 )
 
 
+_A_DAY = re.compile(r"\bsame (?:day|date|time|slot|week|weekend|morning|afternoon|evening)\b", re.I)
+
+
 def same_for(q: Qualifiers, ctx: Context, claims: list[Claim]) -> list[Claim]:
     """ "Do the same for the other account" / "the same for Myra": the field's last value, for
     the qualifier pointed at."""
@@ -36,6 +39,8 @@ def same_for(q: Qualifiers, ctx: Context, claims: list[Claim]) -> list[Claim]:
     latest = {c.profile.key: c for c in claims if c.qualifier}
     recent = max(q.last.values(), key=lambda c: c.order, default=None)
     pool = latest or ({recent.profile.key: recent} if recent else {})  # the field just spoken of
+    if _A_DAY.search(same.group(0)):  # "Same day for her too": a date's, not an allergy's
+        pool = {k: c for k, c in pool.items() if c.profile.type == "date"}
     for key, last in pool.items():
         target: str | None = q.other(last.profile) if OTHER.search(text) else None
         pointed = q.named(last.profile, text[same.end() : same.end() + 40], False)

@@ -35,7 +35,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"\s*(?:\b(?:works|work|is fine|is good|sounds good|would be great|is perfect|please)\b\W*$|,|;|\s-\s|—|\.\s|\bbecause\b|\bsince\b|\bas\b|\bbut\b|\bfor (?:about|around|over|"
+    r"\s*(?:\b(?:works|work|is fine|is good|sounds good|would be great|is perfect|please)\b\W*$|,(?!\d{3}\b)|;|\s-\s|—|\.\s|\bbecause\b|\bsince\b|\bas\b|\bbut\b|\bfor (?:about|around|over|"
     r"\d|a |the |two|three|four|five|six)|\bwhich\b|\bwho\b|\bif\b|\bso\b|\bthough\b|\bnow\b"
     r"|\bplease\b|\bthanks?\b|\bthank you\b|\bit started\b|\bhere\b(?!\s+\w))",
     re.IGNORECASE,
@@ -73,7 +73,7 @@ _CONTRACTION = re.compile(
 
 
 # An address keeps its commas ("Unit 6, Grange Business Park, Lucan").
-_ADDRESS_TAIL = re.compile(_TAIL.pattern.replace("$|,|;|", "$|;|", 1), re.I)
+_ADDRESS_TAIL = re.compile(_TAIL.pattern.replace(r"$|,(?!\d{3}\b)|;|", "$|;|", 1), re.I)
 
 
 # A part of a place after a comma: "Building B, 2nd floor, desk 2.07"
@@ -279,8 +279,9 @@ def _after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple
         if word not in present or word not in profile.lead_words or is_value_word(profile, word):
             continue
         for at in _lead_ins((word,), clause):
-            if _in_a_name(clause, at) or re.match(r"\s*(?:us|me|them)\b", clause[at:], re.I):
+            if _in_a_name(clause, at) or _US.match(clause, at) or _A_TIME.search(clause[:at]):
                 continue  # "We love "Home Alone"", "a job at Home Depot": no home of theirs;
+                # "Applied last week at VFS": a time, not "a week in Kerala";
                 # "Switch us to Growth": a plan the agent is asked for, no company they moved to
             rest = re.sub(r"^\s*(?:at|for|with|in|from|is|to|as|by|on)\b", "", clause[at:])
             value = _value_from(profile, rest, True, loose=False)
@@ -290,6 +291,7 @@ def _after_cues(profile: Profile, clause: str, asked: bool = True) -> list[tuple
     return out
 
 
+_US, _A_TIME = re.compile(r"\s*(?:us|me|them)\b", re.I), re.compile(r"\b(?:last|next|this|that|every)\s+\w+\W*$", re.I)  # fmt: skip
 # "New job, so new insurance. It's Blue Cross now.": the next clause says what the named thing is.
 _IT_IS = re.compile(r"\s*(?:changed|too|recently|last \w+|this \w+)?\s*[,.;:-]+\s*(?:and\s+|so\s+)?"
                     r"(?:it's|it is|its|that's|now it's|they're)\s+(?:now\s+)?(?:with\s+)?(?:an?\s+)?", re.I)  # fmt: skip

@@ -22,8 +22,8 @@ from extraction.extractors.rules.acts import (
 )
 from extraction.extractors.rules.addresses import own_address
 from extraction.extractors.rules.code_fields import code_in_reply
-from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score
-from extraction.extractors.rules.naming import person_name
+from extraction.extractors.rules.fields import WH_ONLY, Profile, content_words, cue_score
+from extraction.extractors.rules.naming import person_name, whose_name
 from extraction.extractors.rules.persons import a_part_of_the_name, name_part
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
@@ -54,7 +54,8 @@ _FOR_SOMEONE = re.compile(
 
 
 def name_claims(ctx: Context) -> list[Claim]:
-    asked = {p.key for p, _, _ in ctx.prompt.asked} if ctx.prompt else set()
+    whose = whose_name(ctx.prompt.turn.text) if ctx.prompt else None  # "Child's name?": not
+    asked = {p.key for p, _, _ in ctx.prompt.asked if not whose or whose in content_words(p.about)} if ctx.prompt else set()  # fmt: skip  # the parent's (a patient's name field: its own)
     out = []
     if _FOR_SOMEONE.search(ctx.turn.text):  # "I'm Philip, calling for my mum, it's her account"
         return []
@@ -263,10 +264,8 @@ def _content(text: str) -> bool:
     rest = re.sub(
         r"\b(yes|yeah|yep|sure|ok|okay|fine|thanks|thank you|please|great|perfect|"
         r"sounds|good|works|that|that's|is|it|right|correct|go|ahead|do|for|me|us)\b",
-        "",
-        text,
-        flags=re.I,
-    )
+        "", text, flags=re.I,
+    )  # fmt: skip
     return bool(re.search(r"[A-Za-z0-9]{2,}", rest))
 
 
