@@ -250,3 +250,27 @@ def test_pets_of_ones_own_and_someone_elses() -> None:
     assert _facts([("u", said)], FLAT) == {"has_pets": False}
     turns = [("a", "Where do you live now?"), ("u", "Flat 3, 17 Queen's Road.")]
     assert "city" not in _facts(turns, FLAT)
+
+
+REMOVALS = [
+    _field("agreed_price", "money", "Price the customer agreed to pay for the job"),
+    _field("bin_type", "enum", "Which bin was missed", choices=["general", "recycling", "garden"]),
+    _field("form_status", "enum", "Status of the customer's application form",
+           choices=["not_started", "in_progress", "submitted"]),
+    _field("loan_amount", "money", "Amount the customer wants to borrow"),
+    _field("property_value", "money", "Price or value of the property being bought"),
+]  # fmt: skip
+
+
+def test_someone_elses_bin_or_price() -> None:
+    assert _facts([("u", "Next door's garden bin was missed too.")], REMOVALS) == {}
+    turns = [("a", "Do you know roughly what you want to borrow?"),
+             ("u", "Another firm offered me £150,000, but I'm not sure yet.")]  # fmt: skip
+    assert "loan_amount" not in _facts(turns, REMOVALS)
+
+
+def test_statuses_said_as_how_far_along() -> None:
+    for said, status in (("Haven't even looked at it yet.", "not_started"),
+                         ("It's half done, I just need to add the receipts.", "in_progress")):  # fmt: skip
+        turns = [("a", "How's the application form going?"), ("u", said)]
+        assert _facts(turns, REMOVALS) == {"form_status": status}, said

@@ -126,7 +126,10 @@ THIRD_PARTY = re.compile(
     r"garage|gym|coach|trainer|tutor|nursery|insurer|contractor|electrician|gardener|vet|clinic|"
     r"accountant|solicitor|mechanic|landlord|place)s?(?:'s)?\b)"
     r"|(?i:\b(?:the|that|this|some|another|a)\s+(?:other\s+)?(?:guy|man|woman|person|lady|driver|fellow|"
-    r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b)"
+    r"chap|customer|client|tenant|buyer|candidate|patient)s?(?:'s)?\b|\bsomeone else\b|\bsomebody else\b|"
+    # "Next door's garden bin", "another company quoted me £1,200": not the user's, nor this one's
+    r"\bnext[\s-]door(?:'s)?\b|\b(?:another|other|a different)\s+(?:company|firm|provider|supplier|"
+    r"garage|shop|bank|agent|agency|dealer|insurer|mover|removal firm)s?\b)"
     # "he", "she": someone else; "they" is as often the doctor or the bank acting for the user
     r"|(?i:\b(?:he|she|his|her|him)\b)(?!\s+(?:said|says|told|suggested|recommended))"
     r"|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun|To)day's|Tomorrow's|Tonight's)"

@@ -153,9 +153,13 @@ _SAYINGS: Table = {
         r"moving (?:house|home|out|away)|relocating|we're moving|new (?:house|home|flat) (?:in|is)",
     ),
     "economy": (("economy", "budget", "smallest", "cheapest"), r"\bcheapest\b|\bsmallest\b"),
+    "in progress": (
+        ("in progress", "underway", "under way", "half done", "partly done"),
+        r"half[\s-]done|partly done|part[\s-]way through|halfway through|under ?way|in progress",
+    ),
     "not started": (
         ("not started", "not begun", "not yet started"),
-        r"(?:haven't|hasn't|have not|has not|not) (?:yet |even )?(?:started|begun)",
+        r"(?:haven't|hasn't|have not|has not|not) (?:yet |even )?(?:started|begun|looked at it|touched it)",
     ),
     "full redesign": (
         ("full redesign", "complete redesign", "redesign", "full makeover"),
