@@ -352,8 +352,9 @@ def to_come(sentence: str, start: int, end: int) -> bool:
 ASKED_FOR = re.compile(
     r"\b(?:asks?|asking|asked|wants?|would like|requests?|requested|prefers?)\b", re.I
 )
-_WISH_CLAUSE = re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?(?:(?:i|we)(?:'d| would) like|(?:i|we) want|"
-                          r"could you|can you|please)\b", re.I)  # fmt: skip
+_ASKING = r"(?:(?:i|we)(?:'d| would) like|(?:i|we) want|could you|can you|please)\b"
+_WISH_CLAUSE = re.compile(rf"^\W*(?:and\s+|but\s+|so\s+)?{_ASKING}", re.I)
+WISHED = re.compile(rf"\b{_ASKING}", re.I)  # said anywhere: "… and I'd like to drop it to £80"
 WISH_BONUS = 0.6
 
 

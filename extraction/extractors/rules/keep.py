@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import ASKED_FOR, takes_back
+from extraction.extractors.rules.acts import ASKED_FOR, WISHED, takes_back
 from extraction.extractors.rules.fields import TIME_UNITS, Profile
 from extraction.extractors.rules.mentions import Mention, day_of_month
 from extraction.extractors.rules.plausible import a_fraction_of_a_count, a_street_for_a_town
@@ -54,13 +54,6 @@ _PICTOGRAPHS = re.compile(
 )  # not the other symbols of U+2600 to U+26FF ("C♯ minor")
 
 
-_WISHED = re.compile(r"\b(?:i'd|i would|we'd|we would) like\b|\b(?:i|we) want\b|\bcould you\b|"
-                     r"\bcan you\b|\bplease\b", re.I)  # fmt: skip
-_ASKED_FOR = re.compile(
-    r"\b(?:asks?|asking|asked|wants?|would like|requests?|requested|prefers?)\b", re.I
-)
-
-
 def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str]) -> list[Claim]:
     """One value per fact and turn: a correction ("actually", "sorry, I meant", "not X") keeps
     the later one, and so does a total after its parts ("45 euro. So together 425"); a value
@@ -91,7 +84,7 @@ def keep_last_per_field(claims: list[Claim], text: str, current: dict[str, str])
         elif len(mine) > 1 and changed(text[mine[-2].span[1] : mine[-1].span[0]]):
             chosen = mine[-1]  # "my limit was 5k but they raised it to 8k": the new one
             chosen.why["changed"] = str(mine[-2].value)
-        elif len(mine) > 1 and _WISHED.search(text[mine[-2].span[1] : mine[-1].span[0]]) \
+        elif len(mine) > 1 and WISHED.search(text[mine[-2].span[1] : mine[-1].span[0]]) \
                 and ASKED_FOR.search(group[0].profile.about):  # fmt: skip
             chosen = mine[-1]  # "I pay £95 a month and I'd like to drop it to £80": the one wanted
         elif len(mine) > 1 and _PART.match(text, mine[-1].span[1]):
