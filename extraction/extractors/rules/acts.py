@@ -7,7 +7,7 @@ import itertools
 import re
 from collections.abc import Collection
 
-from extraction.extractors.rules.fields import stem
+from extraction.extractors.rules.fields import content_words, stem
 
 _AUX = (r"do|does|did|is|are|was|were|can|could|would|will|shall|should|may|might|have|has|"
         r"had|am|any|anything|got|need|want")  # fmt: skip
@@ -361,3 +361,18 @@ WISH_BONUS = 0.6
 def wish_points(about: str, clause: str) -> float:
     """Points for a field of what the user asks for taking a value from a clause that asks."""
     return WISH_BONUS if _WISH_CLAUSE.search(clause) and ASKED_FOR.search(about) else 0.0
+
+
+# "Child's name and grade?", "And your son's name?": someone else's name, though no "the" says so
+_WHOSE_NAME = re.compile(
+    rf"\b({RELATIONS}|child|kid|baby|junior|pupil|pet|dog|cat|student|patient)(?:'s|s')\s+"
+    r"(?:full\s+|first\s+)?names?\b",
+    re.I,
+)
+
+
+def someone_elses_name(question: str, about: str) -> bool:
+    """Whether ``question`` asks someone's name ("Child's name?") that a name field is not
+    about (``about``: its key and description as words, as ``Profile.about``)."""
+    whose = _WHOSE_NAME.search(question)
+    return whose is not None and stem(whose.group(1)) not in content_words(about)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from extraction.extractors.base import WindowTurn
 from extraction.extractors.rules.acts import RELATIONS
-from extraction.extractors.rules.fields import _PER, stem
+from extraction.extractors.rules.fields import _PER
 from extraction.extractors.rules.reader import Context
 from extraction.extractors.rules.strings import (
     _COMMON,
@@ -289,23 +289,6 @@ def _greets(reply: str, first: str) -> bool:
     return bool(
         re.search(rf"(?i:\b{lead})[,!.]?\s+{re.escape(first.capitalize())}\b(?=\s*[,.!?]|$)", reply)
     )
-
-
-# "Child's name and grade?", "And your son's name?": someone else's name is asked for
-_WHOSE_NAME = re.compile(
-    rf"\b({RELATIONS}|child|kid|baby|junior|pupil|pet|dog|cat|student|patient)(?:'s|s')\s+"
-    r"(?:full\s+|first\s+)?names?\b",
-    re.I,
-)
-
-
-def whose_name(question: str) -> str | None:
-    """The stem of whom a question asks the name of, when it is someone's ("Child's name?")."""
-    whose = _WHOSE_NAME.search(question)
-    yours = re.search(
-        r"\byour (?:full |first )?name\b", question, re.I
-    )  # "your name and the cat's"
-    return stem(whose.group(1)) if whose and not yours else None
 
 
 def person_name(

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.text import sentences
 from extraction.extractors.base import WindowTurn
-from extraction.extractors.rules.acts import RELATIVE, question_kind
+from extraction.extractors.rules.acts import RELATIVE, question_kind, someone_elses_name
 from extraction.extractors.rules.amounts import money_in, quotes, speaks_of_money
 from extraction.extractors.rules.date_fields import another_occasion
 from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score, similarity
@@ -149,7 +149,7 @@ def _rank(
             continue  # "I'll book an exit interview for Tuesday, ok?" asks no last working day
         words += _prior(question, profile, words)
         sim = similarity(profile, vector) if vector is not None else 0.0
-        theirs = _THEIR_NAME.search(question) and not _YOUR_NAME.search(question)
+        theirs = (_THEIR_NAME.search(question) or someone_elses_name(question, profile.about)) and not _YOUR_NAME.search(question)  # fmt: skip
         if profile.person_name and (not NAME_QUESTION.search(question) or theirs):
             continue  # a name is asked in so many words ("your name?", "who am I speaking with?")
         if profile.person_name and _YOUR_NAME.search(question):

@@ -22,8 +22,8 @@ from extraction.extractors.rules.acts import (
 )
 from extraction.extractors.rules.addresses import own_address
 from extraction.extractors.rules.code_fields import code_in_reply
-from extraction.extractors.rules.fields import WH_ONLY, Profile, content_words, cue_score
-from extraction.extractors.rules.naming import person_name, whose_name
+from extraction.extractors.rules.fields import WH_ONLY, Profile, cue_score
+from extraction.extractors.rules.naming import person_name
 from extraction.extractors.rules.persons import a_part_of_the_name, name_part
 from extraction.extractors.rules.reader import Claim, Context, Dropped, source_of
 from extraction.extractors.rules.strings import (
@@ -54,8 +54,7 @@ _FOR_SOMEONE = re.compile(
 
 
 def name_claims(ctx: Context) -> list[Claim]:
-    whose = whose_name(ctx.prompt.turn.text) if ctx.prompt else None  # "Child's name?": not
-    asked = {p.key for p, _, _ in ctx.prompt.asked if not whose or whose in content_words(p.about)} if ctx.prompt else set()  # fmt: skip  # the parent's (a patient's name field: its own)
+    asked = {p.key for p, _, _ in ctx.prompt.asked} if ctx.prompt else set()
     out = []
     if _FOR_SOMEONE.search(ctx.turn.text):  # "I'm Philip, calling for my mum, it's her account"
         return []
