@@ -14,7 +14,8 @@ probe, in one run:
   what plain retrieval finds for the same words.
 - **recent**: the 8 turns before the probe.
 
-Writes bench/results/anaphora.json; prints recall per split (tune / held out) and per kind.
+Writes bench/results/anaphora.json (for another probe file, anaphora-<its name>.json); prints
+recall per split and per kind. ``--var DIR`` keeps the stack for a quicker second run.
 """
 
 from __future__ import annotations
@@ -57,17 +58,24 @@ def _append(
 
 
 def ingest(client: Client, data: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Every probe's sessions; returns id → {"prior": uuid, "current": uuid}."""
+    """Every probe's sessions; returns id → {"prior": uuid, "current": uuid}. On a stack that
+    already holds the agent (a kept ``--var``), the sessions are resumed and nothing is appended,
+    extracted or stored again."""
     fields = [{"key": key, "description": key.replace("_", " "), "category": "profile", "type": "string"}
               for key in data["fact_fields"]]  # fmt: skip
     status, body, *_ = client.call("POST", "/v1/agents", {"slug": "anaphora", "name": "Anaphora", "schema_fields": fields,
                                    "settings": {"extraction_token_threshold": 200_000}})  # fmt: skip
-    assert status == 201, body
+    assert status in (201, 409), body
+    fresh = status == 201
     sessions: dict[str, dict[str, str]] = {}
     for conversation in data["conversations"]:
         ids = sessions.setdefault(conversation["id"], {})
         if conversation["prior"]:
             ids["prior"] = _open(client, conversation, "prior")
+        if not fresh:
+            ids["current"] = _open(client, conversation, "now")
+            continue
+        if conversation["prior"]:
             _append(client, ids["prior"], conversation["prior"], START - datetime.timedelta(days=9))
             status, body, *_ = client.call(
                 "POST", f"/v1/users/{conversation['id']}/runs", {"agent": "anaphora"}
@@ -147,7 +155,8 @@ def ask(
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for bucket in ("all", "tune", "held_out", *sorted({r["kind"] for r in rows})):
+    splits = sorted({r["split"] for r in rows}, key=lambda s: (s != "tune", s != "held_out", s))
+    for bucket in ("all", *splits, *sorted({r["kind"] for r in rows})):
         chosen = [r for r in rows if bucket in ("all", r["split"], r["kind"])]
         out[bucket] = {"probes": len(chosen)} | {
             system: round(sum(r["recall"][system] for r in chosen) / len(chosen), 3)
@@ -162,10 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--probes", type=Path, default=HERE / "probes.json")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--var",
+        type=Path,
+        help="keep the stack in this directory; a second run of the same probes reuses it",
+    )
     args = parser.parse_args(argv)
     data = json.loads(args.probes.read_text())
     with tempfile.TemporaryDirectory(prefix="hv-anaphora-") as tmp:
-        var = Path(tmp) / "var"
+        var = args.var.resolve() if args.var else Path(tmp) / "var"
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
@@ -183,7 +197,13 @@ def main(argv: list[str] | None = None) -> int:
                "context_ms": {f"p{q}": round(percentile([r["ms"] for r in rows], q), 2) for q in (50, 95, 99)},
                "misses": [r["id"] for r in rows if r["recall"]["handover"] < 1]}  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "anaphora.json").write_text(json.dumps(results, indent=2) + "\n")
+    name = (
+        "anaphora.json"
+        if args.probes.name == "probes.json"
+        else f"anaphora-{args.probes.stem}.json"
+    )
+    results["probe_file"] = args.probes.name
+    (args.out / name).write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nreferent recall@{K} ({results['probes']} probes)")
     print(f"{'':<14}{'probes':>7}{'Handover':>10}{'in context':>12}{'search':>8}{'recent':>8}")
     for bucket, row in results["recall"].items():
@@ -192,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"/v1/context with a query: p50 {results['context_ms']['p50']} ms, p95 {results['context_ms']['p95']} ms"
     )
-    print(f"wrote {args.out / 'anaphora.json'}", file=sys.stderr)
+    print(f"wrote {args.out / name}", file=sys.stderr)
     return 0
 
 
