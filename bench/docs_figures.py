@@ -231,7 +231,36 @@ def _scenarios_table() -> str:
     return "\n".join(lines)
 
 
+def _anaphora_table() -> str:
+    """Referent recall@8 on every probe set, side by side (`make bench-anaphora`, one file each)."""
+    sets = [("first set, split the rules were written on (5 domains)", "anaphora", "tune"),
+            ("first set, held out (4 domains; read since 2026-12-06)", "anaphora", "held_out"),
+            ("fresh_a (18 domains; blind when written, tuned on since)", "anaphora-fresh_a", "fresh"),
+            ("fresh_b (19 domains; blind for three runs, tuned on since)", "anaphora-fresh_b", "fresh_b"),
+            ("fresh_c (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_c", "fresh_c"),
+            ("**fresh_d (20 domains; never read)**", "anaphora-fresh_d", "fresh_d")]  # fmt: skip
+    lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for label, name, split in sets:
+        row = results(name)["recall"][split]
+        lines.append(f"| {label} | {row['probes']} | {row['handover']:.3f} | "
+                     f"{row['handover_in_context']:.3f} | {row['search']:.3f} | {row['recent']:.3f} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _anaphora_kinds() -> str:
+    """The never-read set by kind of reference."""
+    recall = results("anaphora-fresh_d")["recall"]
+    lines = ["| kind | probes | Handover | search | recent turns |", "|---|---|---|---|---|"]
+    for kind, row in recall.items():
+        if kind not in {"all", "fresh_d"}:
+            lines.append(f"| {kind} | {row['probes']} | {row['handover']:.3f} | {row['search']:.3f} | {row['recent']:.3f} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "anaphora-table": _anaphora_table,
+    "anaphora-kinds": _anaphora_kinds,
     "scenarios-table": _scenarios_table,
     "extraction-table": _extraction_table,
     "locomo-table": _locomo_table,

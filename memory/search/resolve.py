@@ -12,10 +12,11 @@ from django.db import connection
 
 from memory.models import Entity, Session
 from memory.search.hits import Hit
-from memory.search.references import LAST_TIME, Resolution, TurnView, references_resolve
+from memory.search.reference_cues import AGAIN, LAST_TIME
+from memory.search.references import Resolution, TurnView, references_resolve
 from memory.validation import participants_of
 
-RECENT_TURNS = 40  # ≈ 20 exchanges: what "the other one" or "that" can reach back to
+RECENT_TURNS = 60  # ≈ 30 exchanges: what "the other one" or "that" can reach back to
 HISTORY_TURNS = 40  # of the user's previous session, for "same as last time"
 EXPANSION_WORDS = 12  # words of the referent added to the query the legs search with
 
@@ -96,8 +97,9 @@ def references_find(*, session: Session, query: str, facts: list[Entity]) -> Ref
         rows = rows[:-1]
     names = participants_of(session.metadata or {})
     lowered = {part.lower() for name in names.values() for part in str(name).split()}
-    # "Same as last time" reaches into the previous session: read it only then.
-    history = _previous(session) if LAST_TIME.search(query) else []
+    # "Same as last time" (or "the same again", when this session holds no request) reaches
+    # into the previous session: read it only then.
+    history = _previous(session) if LAST_TIME.search(query) or AGAIN.search(query) else []
     resolution = references_resolve(
         query, [_view(r) for r in rows], history=[_view(r) for r in history],
         facts={e.key: e.value_text for e in facts}, participants=lowered,

@@ -89,7 +89,9 @@ def test_context_resolves_the_other_account_to_the_one_not_acted_on(client_a: An
     ).json()  # fmt: skip
     referents = [r for r in body["retrieved"] if r["reference"]]
     seqs = [t["seq"] for r in referents for t in r["turns"]]
-    assert seqs[0] == 5 and 1 in seqs and 3 not in seqs  # the transfer, then the HDFC account
+    # The transfer, then the HDFC account; other turns the cue could mean may follow them.
+    assert seqs[:2] == [5, 1], seqs
+    assert 3 not in seqs or seqs.index(3) > seqs.index(1)
     assert referents[0]["source"] == "turn" and referents[0]["confidence"] == "high"
     assert "ending 4417" in body["context"].split("## Retrieved from memory")[1]
 

@@ -106,3 +106,97 @@ def test_search_in_a_session_leads_with_the_other_account(advisor: Agent, priya:
     assert refs[0] == ("turn", 7) and ("turn", 3) in refs and ("turn", 1) not in refs
     assert result.hits[0].confidence == "high" and result.hits[0].score == 1.0
     assert "ICICI" in " ".join(hit.text for hit in result.hits[:4])
+
+
+# Phrasings and structures the first rules missed (blind probe sets, ADR 0010 "referents beyond
+# the rule"); each conversation here is new, none is copied from a probe set.
+
+
+def test_again_in_a_question_asks_to_be_reminded_not_to_repeat() -> None:
+    lines = [
+        ("user", "Could you book the van for Saturday morning?"),
+        ("assistant", "Booked for 9 am Saturday."),
+        ("user", "My landlord Mr Okoye says he wants the keys back by noon."),
+        ("assistant", "Noted."),
+    ]
+    resolution = references_resolve("Sorry, what did he want again?", _turns(lines))
+    assert resolution.kind == "pronoun" and resolution.turns[0].key == "s:3"
+    assert _keys("Could you do that again for Sunday?", lines)[0] == "s:1"
+
+
+def test_a_person_named_by_title_or_after_a_role_and_a_comma() -> None:
+    lines = [
+        ("user", "The woman at the desk, Ms Adeyemi, said she'd keep the parcel until Friday."),
+        ("assistant", "Good to know."),
+        ("user", "And his physio, Gareth, thinks he should rest the knee for a week."),
+        ("assistant", "Sensible."),
+        ("user", "Is it going to rain tomorrow?"),
+        ("assistant", "Light showers in the afternoon."),
+    ]
+    assert _keys("Until when did she say she'd keep it?", lines)[0] == "s:1"
+    assert _keys("What did he say about the knee?", lines)[0] == "s:3"
+
+
+def test_a_query_that_names_the_person_is_no_pronoun_reference() -> None:
+    lines = [("user", "My sister Dana is flying in on Monday."), ("assistant", "Noted.")]
+    assert references_resolve("What has Melanie done with her family?", _turns(lines)).kind is None
+
+
+def test_the_usual_one_is_read_from_the_words_or_the_exchange_it_answers() -> None:
+    facts = {"payment_card": "Visa ending 2210", "delivery_slot": "evenings after 6",
+             "home_branch": "Canal Street branch"}  # fmt: skip
+    card = references_resolve("just put it on the card I normally use", [], facts=facts)
+    assert card.kind == "usual" and card.fact_keys[0] == "payment_card"
+    asked = _turns([("user", "I'd like to collect the book in person."),
+                    ("assistant", "Sure, which branch should we send it to?")])  # fmt: skip
+    branch = references_resolve("the one I always go to", asked, facts=facts)
+    assert branch.fact_keys[0] == "home_branch"
+
+
+def test_the_other_thing_listed_in_one_answer_is_among_the_referents() -> None:
+    lines = [
+        ("user", "Hi, I have two appointments with you and need to move one."),
+        (
+            "assistant",
+            "I can see a hygienist clean on the 4th at 10:00 and a filling with "
+            "Dr Lund on the 9th at 15:30.",
+        ),
+        ("user", "Can you move the clean to the afternoon?"),
+        ("assistant", "Done, the 4th at 14:00."),
+        ("user", "Do you have parking?"),
+        ("assistant", "Two spaces behind the building."),
+    ]
+    keys = _keys("ok and the other one, same thing please", lines)
+    assert "s:3" in keys and "s:2" in keys  # the request to repeat, and the filling listed
+
+
+def test_the_first_suggestion_is_among_the_referents_when_questions_came_between() -> None:
+    lines = [
+        ("user", "We need a room for a team dinner of twelve."),
+        ("assistant", "I'd suggest the Garden Room: seats fourteen, set menu at £38 a head."),
+        ("user", "Does it have a screen? We want to show a video."),
+        ("assistant", "No screen there, sorry."),
+        ("user", "Hmm, what else is there?"),
+        ("assistant", "The Vault downstairs has a projector, £45 a head."),
+        ("user", "Is the Vault step-free?"),
+        ("assistant", "There are six steps down, no lift."),
+    ]
+    keys = _keys("let's just go with what you suggested at the very start", lines)
+    assert "s:2" in keys[:3]
+
+
+def test_that_code_is_the_turn_that_gave_it_when_the_word_is_not_repeated() -> None:
+    lines = [
+        ("user", "I'm switching provider, can I get my switching code?"),
+        ("assistant", "Your PAC is QTX 551 208, valid for 30 days."),
+        ("user", "Great. Will I lose my voicemail?"),
+        ("assistant", "Voicemail goes when the number moves."),
+    ]
+    assert "s:2" in _keys("what was that code again?", lines)
+
+
+def test_runners_up_never_take_more_than_their_share_of_the_slots() -> None:
+    from memory.search.reference_candidates import MAX_REFERENT_TURNS
+
+    lines = [("user", f"Could you check order {n}00{n} for me?") for n in range(1, 10)]
+    assert len(_keys("Could you do that again?", lines)) <= MAX_REFERENT_TURNS

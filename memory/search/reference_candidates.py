@@ -1,0 +1,168 @@
+"""The runners-up of reference resolution: when a turn points back ("the other one", "what did
+she say?", "the first option you mentioned"), the rule in ``references`` picks one referent;
+these are the other turns of the session the cue could mean, best first, so the agent sees them
+too when the rule's pick is wrong (ADR 0010, "referents beyond the rule").
+
+A turn is scored by what the cue says it must be (a request for *again* / *other* / *same*, an
+offer for *previous*, a turn that names a person of that gender for a pronoun, a turn with a
+number or code for *that number*), by the probe's own words it shares (cue words left out), and
+a little by recency. Only turns with some evidence are returned; pure functions, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+MAX_REFERENT_TURNS = 6  # of /v1/context's 8 retrieved items; search keeps the rest
+
+_WORD = re.compile(r"[a-z][a-z'-]*|\d[\d,.:]*")
+_CUE_WORDS = frozenset(["other", "one", "ones", "previous", "earlier", "first", "original", "before", "again", "same", "that", "this", "those", "these", "thing", "things", "usual", "usually", "normally", "always", "regular", "last", "time", "remind", "mentioned", "said", "told", "gave", "offered", "suggested", "option", "you", "your", "me", "my", "what", "was", "is", "the", "a", "an", "it", "do", "did", "can", "could", "please", "too", "also", "as", "well", "she", "he", "her", "him", "his", "they", "them", "their", "and", "to", "for", "of", "on", "in", "with", "so", "ok", "okay", "yeah", "yes", "um", "uh", "erm", "er", "then", "just", "go", "ahead", "want", "would", "like", "know", "again?"])  # fmt: skip
+_STANDING = re.compile(
+    r"usual|regular|normal|preferred|default|favou?rite|go_to|home|standing", re.I
+)
+_CUE_KEYS = frozenset(
+    ["usual", "regular", "normal", "preferred", "default", "favourite", "favorite"]
+)
+_FACT_DROP = _CUE_WORDS - {"time", "last", "first"}  # "my usual time" names the fact
+OFFER = re.compile(r"\b(i'?d suggest|i suggest|i (?:can|could) (?:offer|do|book)|we (?:can|could) (?:offer|do)|how about|what about|option|alternatively|instead|available|i'?ve got|we'?ve got|we have|there'?s|you could|would you like|shall i|recommend|cheapest|package|slot|start with|free (?:on|at|next))\b|[£$€]\s?\d|\b\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b", re.I)  # fmt: skip
+_ANOTHER = re.compile(r"\b(also|another|second|as well|there'?s|the rest|and then|alternative|instead)\b", re.I)  # fmt: skip
+_COUNT = re.compile(r"\b(two|three|four|both|couple|pair|twins?)\b", re.I)
+_IDENTIFIER = re.compile(r"\b(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,}\b|\d[\d ]{4,}\d|[£$€]\s?\d|\b\d+(?:\.\d+)?\s?(?:ml|mg|g|kg|mcg|iu|tablets?|drops?|%)(?!\w)", re.I)  # fmt: skip
+# Names and numbers not at a sentence's start: a turn with two of them introduces specific things.
+_SPECIFIC = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+|\d+")
+_SAME = {"invoice": "bill", "billing": "bill", "invoic": "bill"}
+_DONE = re.compile(r"\b(i'?ve|i have|we'?ve|done|booked|sent|added|removed|reinstalled|changed|fixed|updated|set up|arranged|cancelled|ordered|applied)\b", re.I)  # fmt: skip
+_FORMER = re.compile(r"\b(before|used to|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season)|booked (?:for|in)|was in|were with|was with|you had|he had|she had|i had|we had)\b", re.I)  # fmt: skip
+_GROUP = re.compile(r"\b[A-Z][a-z]+(?:, [A-Z][a-z]+)*,? (?:and|&) [A-Z][a-z]+")  # "Ella and Finn"
+_THEY = re.compile(r"\b(they|them|their)\b", re.I)
+_SHE = re.compile(r"\b(she|her|hers|herself|ms|mrs|miss|sister|mother|mum|mom|wife|daughter|aunt|grandmother|gran|nan|niece|girlfriend|lady|woman|girl)\b", re.I)  # fmt: skip
+_HE = re.compile(r"\b(he|him|his|himself|mr|brother|father|dad|husband|son|uncle|grandfather|grandad|nephew|boyfriend|man|boy)\b", re.I)  # fmt: skip
+_GENDERED = {"she": _SHE, "he": _HE, "they": _THEY}
+_ROLE = re.compile(r"\b(?:the|my|our|your|his|her|their) (?:\w+ )?(installer|landlord|landlady|driver|manager|teacher|tutor|coach|trainer|instructor|doctor|nurse|dentist|vet|plumber|electrician|engineer|technician|builder|decorator|gardener|cleaner|carer|nanny|neighbour|neighbor|friend|colleague|boss|client|tenant|owner|accountant|lawyer|solicitor|broker|agent|surveyor|inspector|receptionist|courier|contractor|guy|bloke|chap|partner|rep|advisor|adviser|consultant|assistant|director|head|supervisor)\b", re.I)  # fmt: skip
+_PERSON = re.compile(r"\b(?:mr|mrs|ms|miss|dr|prof)\.? [A-Z]|\b(?:my|our|his|her|their|the) [a-z]+,? [A-Z][a-z]+", re.I)  # fmt: skip
+
+
+class _Turn(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ment", "ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return _SAME.get(word[: -len(suffix)], word[: -len(suffix)])
+    return _SAME.get(word, word)
+
+
+def content(text: str, drop: frozenset[str] = _CUE_WORDS) -> set[str]:
+    """A text's words that say what it is about, stemmed (the cue's own words left out)."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in drop and len(w) > 2}
+
+
+def shared(words: set[str], other: set[str]) -> int:
+    """How many of ``words`` ``other`` has: the same stem, or one a prefix (4+ letters) of the
+    other ("pay" / "payment" is not; "centre" / "center" is)."""
+    count = 0
+    for word in words:
+        if word in other or any(
+            min(len(word), len(o)) >= 4 and (o.startswith(word[:4]) and word.startswith(o[:4]))
+            for o in other
+        ):
+            count += 1
+    return count
+
+
+def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bool]) -> Callable[[T], float]:  # fmt: skip
+    """What the cue says its referent is."""
+
+    def score(turn: T) -> float:
+        specific = len(_SPECIFIC.findall(turn.text)) >= 2
+        if kind == "again":
+            return 1.5 if is_request(turn) else 0.0
+        if kind == "last_time":  # what was asked for, chosen, agreed or done then
+            done = turn.role == "assistant" and _DONE.search(turn.text)
+            detailed = len(content(turn.text)) >= 8
+            return (1.5 if is_request(turn) else 0.0) + (1.0 if specific or done or detailed else 0.0)  # fmt: skip
+        if kind == "other":  # the things there are two of, and the request to repeat
+            pair = specific and re.search(r"\b(and|or)\b|,", turn.text)
+            asked = (
+                (1.0 + (0.5 if len(content(turn.text)) >= 4 else 0.0)) if is_request(turn) else 0.0
+            )
+            named = 2.0 if _ANOTHER.search(turn.text) else 1.5 if pair else 1.0 if _COUNT.search(turn.text) else 0.0  # fmt: skip
+            return asked + named + (1.0 if specific else 0.0)
+        if kind == "one":  # "the wooden one": one of several things offered or listed
+            listed = specific and re.search(r"\b(and|or)\b|,", turn.text)
+            return (1.5 if turn.role == "assistant" and (OFFER.search(turn.text) or listed) else 0.0) + (1.0 if listed else 0.0)  # fmt: skip
+        if kind == "former":  # "my previous teacher": what was so before, said by either side
+            return (2.0 if _FORMER.search(turn.text) else 0.0) + (0.5 if specific else 0.0)
+        if kind == "previous":  # an offer before the latest, or what was so before
+            offer = turn.role == "assistant" and (OFFER.search(turn.text) or specific)
+            return (1.5 if offer else 0.0) + (1.0 if _FORMER.search(turn.text) else 0.0)
+        if kind == "that":
+            return 1.0 if _IDENTIFIER.search(turn.text) else 0.0
+        if kind == "pronoun":
+            pattern = _GENDERED.get(gender or "")
+            if pattern and pattern.search(turn.text):
+                return 1.5
+            if gender == "they" and _GROUP.search(turn.text):
+                return 1.5
+            return 1.0 if _PERSON.search(turn.text) or _ROLE.search(turn.text) else 0.0
+        return 0.0
+
+    return score
+
+
+def likely[T: _Turn](
+    query: str,
+    turns: Sequence[T],
+    kind: str,
+    *,
+    is_request: Callable[[T], bool],
+    gender: str | None = None,
+    taken: Sequence[str] = (),
+    first: bool = False,
+) -> list[T]:
+    """Up to MAX_REFERENT_TURNS - len(taken) turns the cue could also mean, best first.
+    ``first``: the cue asks for the earliest ("the first option"), so earlier turns lead."""
+    room = MAX_REFERENT_TURNS - len(taken)
+    if room <= 0 or not turns:
+        return []
+    wanted = content(query)
+    prior = _prior(kind, gender, is_request)
+    n = len(turns)
+    scored = []
+    for index, turn in enumerate(turns):
+        if turn.key in taken:
+            continue
+        evidence = prior(turn) + shared(wanted, content(turn.text))
+        if evidence < 1.0:
+            continue
+        place = (n - index) / n if first else (index + 1) / n
+        scored.append((evidence + 0.3 * place, index, turn))
+    scored.sort(key=lambda s: (-s[0], -s[1]))
+    return [turn for _, _, turn in scored[:room]]
+
+
+def facts_meant(query: str, recent: Sequence[_Turn], facts: dict[str, str]) -> list[str]:
+    """For "the card I normally use" / "the one I always go to": the facts the query or the
+    exchange it answers names (by key first, then value), best first, at most two."""
+    said = content(query, _FACT_DROP)
+    around = set().union(*(content(t.text, _FACT_DROP) for t in recent[-2:])) if recent else set()
+    scored = []
+    for key, value in facts.items():
+        name = {_stem(p) for p in re.split(r"[_:\s]+", key.lower()) if len(p) > 2}
+        held = content(value)
+        score = 3 * shared(said, name) + shared(said, held) + 2 * shared(around, name) + 0.5 * shared(around, held)  # fmt: skip
+        score += 3 * len(_CUE_KEYS & set(query.lower().split()) & set(key.lower().split("_")))
+        if score and _STANDING.search(key):
+            score += 2  # "my regular time": regular_appointment_slot over appointment_date
+        if score > 0:
+            scored.append((score, key))
+    scored.sort(key=lambda s: -s[0])
+    return [key for _, key in scored[:2]]
