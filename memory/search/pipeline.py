@@ -79,8 +79,6 @@ def memory_search(
         ranked = _fuse(agent, end_user, query, legs, k)
     with _timed(timings, "stale_ms"):
         _stale_mark(agent, end_user, ranked, current_facts)
-    if referents is not None and referents.hits:
-        ranked = _referents_first(referents.hits, ranked, k)
     fallback = fusion.fallback_due(
         ranked,
         threshold=agent.search_confidence_threshold,
@@ -89,6 +87,9 @@ def memory_search(
     if fallback:
         with _timed(timings, "fallback_ms"):
             ranked = _fallback_add(agent, end_user, query, session, ranked, k, window)
+    if referents is not None and referents.hits:
+        # After the fallback: its turns take the weakest search hits' places, never a referent's.
+        ranked = _referents_first(referents.hits, ranked, k)
     return SearchResult(ranked, fusion.overall_confidence(ranked), fallback, timings)
 
 

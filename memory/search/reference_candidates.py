@@ -27,14 +27,14 @@ _CUE_KEYS = frozenset(
 )
 _FACT_DROP = _CUE_WORDS - {"time", "last", "first"}  # "my usual time" names the fact
 OFFER = re.compile(r"\b(i'?d suggest|i suggest|i (?:can|could) (?:offer|do|book)|we (?:can|could) (?:offer|do)|how about|what about|option|alternatively|instead|available|i'?ve got|we'?ve got|we have|there'?s|you could|would you like|shall i|recommend|cheapest|package|slot|start with|free (?:on|at|next))\b|[£$€]\s?\d|\b\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b", re.I)  # fmt: skip
-_ANOTHER = re.compile(r"\b(also|another|second|as well|there'?s|the rest|and then|alternative|instead)\b", re.I)  # fmt: skip
-_COUNT = re.compile(r"\b(two|three|four|both|couple|pair|twins?)\b", re.I)
+_ANOTHER = re.compile(r"\b(also|another|second|there'?s|the rest|and then|alternative|instead)\b", re.I)  # fmt: skip
+_COUNT = re.compile(r"\b(two|three|four|both|couple|pair|twins?|as well|too)\b", re.I)
 _IDENTIFIER = re.compile(r"\b(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,}\b|\d[\d ]{4,}\d|[£$€]\s?\d|\b\d+(?:\.\d+)?\s?(?:ml|mg|g|kg|mcg|iu|tablets?|drops?|%)(?!\w)", re.I)  # fmt: skip
 # Names and numbers not at a sentence's start: a turn with two of them introduces specific things.
 _SPECIFIC = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+|\d+")
 _SAME = {"invoice": "bill", "billing": "bill", "invoic": "bill"}
 _DONE = re.compile(r"\b(i'?ve|i have|we'?ve|done|booked|sent|added|removed|reinstalled|changed|fixed|updated|set up|arranged|cancelled|ordered|applied)\b", re.I)  # fmt: skip
-_FORMER = re.compile(r"\b(before|used to|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season)|booked (?:for|in)|was in|were with|was with|you had|he had|she had|i had|we had)\b", re.I)  # fmt: skip
+_FORMER = re.compile(r"\b(before|used to|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season|spring|summer|autumn|winter)|booked (?:for|in)|(?:i|we|he|she|it|you|they) (?:was|were) (?:at|in|with|on)|was in|were with|was with|(?:you|he|she|i|we|they) had|moved|changed|switched|now (?:i'?m|it'?s|we'?re|she'?s|he'?s|they'?re))\b", re.I)  # fmt: skip
 _GROUP = re.compile(r"\b[A-Z][a-z]+(?:, [A-Z][a-z]+)*,? (?:and|&) [A-Z][a-z]+")  # "Ella and Finn"
 _THEY = re.compile(r"\b(they|them|their)\b", re.I)
 _SHE = re.compile(r"\b(she|her|hers|herself|ms|mrs|miss|sister|mother|mum|mom|wife|daughter|aunt|grandmother|gran|nan|niece|girlfriend|lady|woman|girl)\b", re.I)  # fmt: skip
@@ -100,9 +100,12 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
             listed = specific and re.search(r"\b(and|or)\b|,", turn.text)
             return (1.5 if turn.role == "assistant" and (OFFER.search(turn.text) or listed) else 0.0) + (1.0 if listed else 0.0)  # fmt: skip
         if kind == "former":  # "my previous teacher": what was so before, said by either side
-            return (2.0 if _FORMER.search(turn.text) else 0.0) + (0.5 if specific else 0.0)
+            offered = turn.role == "assistant" and bool(
+                OFFER.search(turn.text)
+            )  # "the previous pair"
+            return (2.0 if _FORMER.search(turn.text) else 0.0) + (1.0 if offered else 0.0) + (0.5 if specific else 0.0)  # fmt: skip
         if kind == "previous":  # an offer before the latest, or what was so before
-            offer = turn.role == "assistant" and (OFFER.search(turn.text) or specific)
+            offer = turn.role == "assistant" and bool(OFFER.search(turn.text) or specific)
             return (1.5 if offer else 0.0) + (1.0 if _FORMER.search(turn.text) else 0.0)
         if kind == "that":
             return 1.0 if _IDENTIFIER.search(turn.text) else 0.0
@@ -160,9 +163,9 @@ def facts_meant(query: str, recent: Sequence[_Turn], facts: dict[str, str]) -> l
         held = content(value)
         score = 3 * shared(said, name) + shared(said, held) + 2 * shared(around, name) + 0.5 * shared(around, held)  # fmt: skip
         score += 3 * len(_CUE_KEYS & set(query.lower().split()) & set(key.lower().split("_")))
-        if score and _STANDING.search(key):
-            score += 2  # "my regular time": regular_appointment_slot over appointment_date
+        if _STANDING.search(key):
+            score += 3  # "where I always sit": usual_seats, though no word of it is said
         if score > 0:
             scored.append((score, key))
     scored.sort(key=lambda s: -s[0])
-    return [key for _, key in scored[:2]]
+    return [key for _, key in scored[:3]]

@@ -13,11 +13,11 @@ ORDINAL = re.compile(
     r"\b(first|original|originally|initial|initially|start|begin|second|third)\b", re.I
 )
 # "that code", "this booking"; not "that is", "in that case", "this afternoon".
-THAT = re.compile(r"\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had|will|would|can|could|should|does|doesn't|doesn|did|didn't|didn|apply|applies|means|sounds|works|looks|goes|seems|case|way|morning|afternoon|evening|night|week|weekend|month|year|time|much|many|far|long|late|early|you|we|they|he|she|it|i|the|a|an|to|in|on|at|for|with|of|and|or|but)\b)([a-z]+)\b", re.I)  # fmt: skip
+THAT = re.compile(r"\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had|will|would|can|could|should|does|doesn't|doesn|did|didn't|didn|apply|applies|means|sounds|works|look|looks|goes|seems|case|way|morning|afternoon|evening|night|week|weekend|month|year|time|much|many|far|long|late|early|you|we|they|he|she|it|i|the|a|an|to|in|on|at|for|with|of|and|or|but)\b)([a-z]+)\b", re.I)  # fmt: skip
 # "Is that the same if…", "does that apply to…": the statement just made.
 DEMONSTRATIVE = re.compile(r"\b(?:is|does|was|will|would|can|could|did) (?:that|this)\b|\bthat (?:applies|apply|works|counts|includes|means)\b", re.I)  # fmt: skip
 # "the vintage wooden one", "the one with the glitter": one of the things offered, described.
-DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}one\b|\bthe one (?:with|that|which|in|on|for)\b", re.I)  # fmt: skip
+DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}ones?\b|\bthe ones? (?:with|that|which|in|on|for)\b", re.I)  # fmt: skip
 AGAIN = re.compile(r"\b(again|once more|one more time|repeat|same thing|another (?:look|go|try|check|search))\b", re.I)  # fmt: skip
 # "What was that code again?", "remind me again…": "again" asks to be reminded, not to repeat.
 REMINDED = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:what|when|where|who|which|how|why|whose|remind)\b|\b(?:what|who|when|where)(?:'s| was| is| did| were)\b", re.I)  # fmt: skip

@@ -63,7 +63,7 @@ _TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"])
 # "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
 _PERSON_VERBS = frozenset(["said", "says", "phoned", "called", "rang", "emailed", "texted", "messaged", "asked", "wants", "wanted", "mentioned", "told", "thinks", "thought", "needs", "needed", "from", "reckons", "suggested", "recommended", "promised", "explained", "left", "dropped", "came", "popped", "will", "can't", "cannot", "won't"])  # fmt: skip
 _NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "I'd", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
-_ACTION_VERBS = frozenset(["add", "book", "buy", "cancel", "change", "move", "transfer", "pay", "send", "ship", "schedule", "set", "scale", "request", "ask", "order", "renew", "update", "upgrade", "reserve", "arrange", "email", "call", "file", "submit", "apply", "deploy", "restart", "raise", "lower", "increase", "reduce", "extend", "swap", "switch", "sell", "open", "close", "block", "unblock", "top", "refill", "check", "run", "test", "freeze", "pause", "downgrade", "push", "put", "enter", "calculate", "work", "find", "look", "try", "get", "give", "register", "print", "copy", "resend", "reset", "remove", "delete", "replace", "fix", "repair", "install", "quote", "claim", "return", "refund", "hold", "keep", "log", "report", "confirm", "compare", "renew", "issue", "drop", "bring", "make"])  # fmt: skip
+_ACTION_VERBS = frozenset(["add", "book", "buy", "cancel", "change", "move", "transfer", "pay", "send", "ship", "schedule", "set", "scale", "request", "ask", "order", "renew", "update", "upgrade", "reserve", "arrange", "email", "call", "file", "submit", "apply", "deploy", "restart", "raise", "lower", "increase", "reduce", "extend", "swap", "switch", "sell", "open", "close", "block", "unblock", "top", "refill", "check", "run", "test", "freeze", "pause", "downgrade", "push", "put", "enter", "calculate", "work", "find", "look", "try", "get", "give", "register", "print", "copy", "resend", "reset", "remove", "delete", "replace", "fix", "repair", "install", "quote", "claim", "return", "refund", "hold", "keep", "log", "report", "confirm", "compare", "issue", "drop", "bring", "make"])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -241,15 +241,18 @@ def _again(turns: list[TurnView]) -> Resolution:
 
 def _people(turns: list[TurnView], participants: set[str]) -> list[tuple[int, str, str | None]]:
     """(turn index, name, "she" / "he" / None) for every person introduced the way people are
-    ("my sister Kavya", "our recruiter Kenji", "the mechanic Suresh"): a capitalised word after
-    a possessive or article and up to two lower-case words. The gender comes from a kinship word
-    before it, else from the first he / she after it in the sentence."""
+    ("my sister Kavya", "our recruiter Kenji", "the mechanic Suresh", "our SRE lead Priyanka"):
+    a capitalised word after a possessive or article and up to two other words; after a title
+    ("Ms Takahashi"); or bare before a verb of saying or coming ("Tom phoned"). The gender comes
+    from a kinship word or title before it, else from the first he / she after it in the
+    sentence."""
     out = []
     for index, turn in enumerate(turns):
         for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
             tokens = WORD.findall(sentence)
             for position, token in enumerate(tokens):
-                bare = (position + 1 < len(tokens) and tokens[position + 1].lower() in _PERSON_VERBS
+                following = tokens[position + 1].lower() if position + 1 < len(tokens) else ""
+                bare = ((following in _PERSON_VERBS or following.startswith(("he'", "she'")))
                         and not (position and tokens[position - 1][0].isupper()))  # fmt: skip
                 if ((position == 0 and not bare) or not token[0].isupper() or token.isupper()
                         or token in _NOT_NAMES or token.lower() in participants):  # fmt: skip
@@ -361,7 +364,7 @@ def _rule(
     that = THAT.search(query)
     if (match := PRONOUN.search(query)) and _named_before(query, match.start(), participants):
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
-    if match and not that:
+    if match and (not that or match.start() < that.start()):  # the cue said first leads
         return _pronoun(turns, match.group(1), participants), turns, _gender(match.group(1))
     if that and that.group(1).lower() not in _STOP:
         return _that(turns, that.group(1).lower()), turns, None

@@ -200,3 +200,45 @@ def test_runners_up_never_take_more_than_their_share_of_the_slots() -> None:
 
     lines = [("user", f"Could you check order {n}00{n} for me?") for n in range(1, 10)]
     assert len(_keys("Could you do that again?", lines)) <= MAX_REFERENT_TURNS
+
+
+def test_the_turn_log_fallback_never_takes_a_referents_place(
+    advisor: Agent, priya: EndUser
+) -> None:
+    from memory.search.reference_candidates import MAX_REFERENT_TURNS
+
+    # No memory units yet, so the turn-log fallback is due; it used to take the last third of
+    # the slots from whatever came last — here the referents the cue could also mean.
+    hot_document_load(agent=advisor, end_user=priya)
+    earlier = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk)
+    turn_append(
+        tenant_id=advisor.tenant_id,
+        session_id=earlier.id,
+        turns=[
+            TurnIn(role="user", text=f"The water level was low again, the same thing as week {n}.")
+            for n in range(1, 6)
+        ],
+    )  # fmt: skip — turns the fallback finds for the probe's words
+    opened = session_open(tenant_id=advisor.tenant_id, agent_id=advisor.pk, end_user_id=priya.pk)
+    session = Session.objects.get(pk=opened.id, tenant_id=advisor.tenant_id)
+    lines = [
+        ("user", "Hi, I've got two kids who need swimming lessons, Omar is 8 and Lina is 5."),
+        ("assistant", "Lovely. We run Stage 2 on Mondays at 4 and Stage 1 on Wednesdays at 5."),
+        ("user", "Could you book Omar into the Monday Stage 2 for the term please?"),
+        ("assistant", "Done, Omar is in Monday Stage 2 from the 6th."),
+        ("user", "Can you also add Omar to the Saturday squad training?"),
+        ("assistant", "Added: Saturdays at 9, starting on the 11th."),
+        ("user", "Is there parking at the pool?"),
+        ("assistant", "Yes, the leisure centre car park, free for two hours."),
+        ("user", "Great. And the other one, same thing please, at her level."),
+    ]
+    turn_append(tenant_id=advisor.tenant_id, session_id=session.pk,
+                turns=[TurnIn(role=role, text=text) for role, text in lines])  # fmt: skip
+    query = lines[-1][1]
+    resolution = references_resolve(
+        query, [TurnView(f"{session.pk}:{i + 1}", r, t) for i, (r, t) in enumerate(lines[:-1])]
+    )
+    result = memory_search(agent=advisor, end_user=priya, query=query, k=8, resolve_in=session)
+    refs = [f"{session.pk}:{hit.turns[0]['seq']}" for hit in result.hits if "reference" in hit.legs]
+    assert len(resolution.turns) == MAX_REFERENT_TURNS and result.fallback
+    assert refs == [t.key for t in resolution.turns]  # every referent kept, in order
