@@ -78,35 +78,12 @@ def shared(words: set[str], other: set[str]) -> int:
     return count
 
 
-def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bool]) -> Callable[[T], float]:  # fmt: skip
-    """What the cue says its referent is."""
+def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bool]) -> Callable[[T, set[str]], float]:  # fmt: skip
+    """What the cue says its referent is; ``words``: the turn's ``content``, read once."""
 
-    def score(turn: T) -> float:
-        specific = len(_SPECIFIC.findall(turn.text)) >= 2
+    def score(turn: T, words: set[str]) -> float:
         if kind == "again":
             return 1.5 if is_request(turn) else 0.0
-        if kind == "last_time":  # what was asked for, chosen, agreed or done then
-            done = turn.role == "assistant" and _DONE.search(turn.text)
-            detailed = len(content(turn.text)) >= 8
-            return (1.5 if is_request(turn) else 0.0) + (1.0 if specific or done or detailed else 0.0)  # fmt: skip
-        if kind == "other":  # the things there are two of, and the request to repeat
-            pair = specific and re.search(r"\b(and|or)\b|,", turn.text)
-            asked = (
-                (1.0 + (0.5 if len(content(turn.text)) >= 4 else 0.0)) if is_request(turn) else 0.0
-            )
-            named = 2.0 if _ANOTHER.search(turn.text) else 1.5 if pair else 1.0 if _COUNT.search(turn.text) else 0.0  # fmt: skip
-            return asked + named + (1.0 if specific else 0.0)
-        if kind == "one":  # "the wooden one": one of several things offered or listed
-            listed = specific and re.search(r"\b(and|or)\b|,", turn.text)
-            return (1.5 if turn.role == "assistant" and (OFFER.search(turn.text) or listed) else 0.0) + (1.0 if listed else 0.0)  # fmt: skip
-        if kind == "former":  # "my previous teacher": what was so before, said by either side
-            offered = turn.role == "assistant" and bool(
-                OFFER.search(turn.text)
-            )  # "the previous pair"
-            return (2.0 if _FORMER.search(turn.text) else 0.0) + (1.0 if offered else 0.0) + (0.5 if specific else 0.0)  # fmt: skip
-        if kind == "previous":  # an offer before the latest, or what was so before
-            offer = turn.role == "assistant" and bool(OFFER.search(turn.text) or specific)
-            return (1.5 if offer else 0.0) + (1.0 if _FORMER.search(turn.text) else 0.0)
         if kind == "that":
             return 1.0 if _IDENTIFIER.search(turn.text) else 0.0
         if kind == "pronoun":
@@ -116,6 +93,26 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
             if gender == "they" and _GROUP.search(turn.text):
                 return 1.5
             return 1.0 if _PERSON.search(turn.text) or _ROLE.search(turn.text) else 0.0
+        specific = len(_SPECIFIC.findall(turn.text)) >= 2  # the kinds below weigh it
+        if kind == "last_time":  # what was asked for, chosen, agreed or done then
+            done = turn.role == "assistant" and _DONE.search(turn.text)
+            detailed = len(words) >= 8
+            return (1.5 if is_request(turn) else 0.0) + (1.0 if specific or done or detailed else 0.0)  # fmt: skip
+        if kind == "other":  # the things there are two of, and the request to repeat
+            pair = specific and re.search(r"\b(and|or)\b|,", turn.text)
+            asked = (1.0 + (0.5 if len(words) >= 4 else 0.0)) if is_request(turn) else 0.0
+            named = 2.0 if _ANOTHER.search(turn.text) else 1.5 if pair else 1.0 if _COUNT.search(turn.text) else 0.0  # fmt: skip
+            return asked + named + (1.0 if specific else 0.0)
+        if kind == "one":  # "the wooden one": one of several things offered or listed
+            listed = specific and re.search(r"\b(and|or)\b|,", turn.text)
+            return (1.5 if turn.role == "assistant" and (OFFER.search(turn.text) or listed) else 0.0) + (1.0 if listed else 0.0)  # fmt: skip
+        if kind == "former":  # "my previous teacher": what was so before, said by either side
+            # "the previous pair": an earlier offer can be what was so before
+            offered = turn.role == "assistant" and bool(OFFER.search(turn.text))
+            return (2.0 if _FORMER.search(turn.text) else 0.0) + (1.0 if offered else 0.0) + (0.5 if specific else 0.0)  # fmt: skip
+        if kind == "previous":  # an offer before the latest, or what was so before
+            offer = turn.role == "assistant" and bool(OFFER.search(turn.text) or specific)
+            return (1.5 if offer else 0.0) + (1.0 if _FORMER.search(turn.text) else 0.0)
         return 0.0
 
     return score
@@ -143,7 +140,8 @@ def likely[T: _Turn](
     for index, turn in enumerate(turns):
         if turn.key in taken:
             continue
-        evidence = prior(turn) + shared(wanted, content(turn.text))
+        words = content(turn.text)
+        evidence = prior(turn, words) + shared(wanted, words)
         if evidence < 1.0:
             continue
         place = (n - index) / n if first else (index + 1) / n

@@ -276,7 +276,7 @@ def _people(turns: list[TurnView], participants: set[str]) -> list[tuple[int, st
 
 
 def _pronoun(turns: list[TurnView], pronoun: str, participants: set[str]) -> Resolution:
-    gender = "she" if pronoun.lower() in {"she", "her", "hers"} else "he"
+    gender = _gender(pronoun)
     people = _people(turns, participants)
     known = {name: g for _, name, g in people if g}
     exact = [p for p in people if known.get(p[1]) == gender or pronoun == "they"]
@@ -300,12 +300,6 @@ def _last_time(history: list[TurnView]) -> Resolution:
         _with_neighbour(history, chosen),
         words=sorted(_content(history[chosen].text))[:12],
     )
-
-
-def _usual(query: str, turns: list[TurnView], facts: dict[str, str]) -> list[str]:
-    """The facts "my usual X" / "the card I normally use" names, by its words or by the exchange
-    it answers ("Which branch?" — "The one I always go to")."""
-    return facts_meant(query, turns, facts)
 
 
 def references_resolve(
@@ -340,7 +334,7 @@ def _rule(
     participants: set[str],
 ) -> tuple[Resolution, list[TurnView], str | None]:
     """The cue's rule: its resolution, the turns its runners-up come from, the pronoun's gender."""
-    if USUAL.search(query) and (keys := _usual(query, turns, facts)):
+    if USUAL.search(query) and (keys := facts_meant(query, turns, facts)):
         return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     if LAST_TIME.search(query) and history:
         return _last_time(history), history, None
@@ -359,10 +353,10 @@ def _rule(
         if not again.turns and history:  # "the same again", nothing asked yet in this session
             return _last_time(history), [*history, *turns], None
         return again, [*history, *turns], None
-    if USUALLY.search(query) and (keys := _usual(query, turns, facts)):
+    if USUALLY.search(query) and (keys := facts_meant(query, turns, facts)):
         return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     that = THAT.search(query)
-    if (match := PRONOUN.search(query)) and _named_before(query, match.start(), participants):
+    if (match := pronoun) and _named_before(query, match.start(), participants):
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
     if match and (not that or match.start() < that.start()):  # the cue said first leads
         return _pronoun(turns, match.group(1), participants), turns, _gender(match.group(1))
@@ -380,6 +374,12 @@ def _rule(
     if THEY.search(query) and not _named_before(query, len(query), participants):
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None
+
+
+def wants_history(query: str) -> bool:
+    """Whether resolving ``query`` may read the user's previous session: "same as last time", or
+    a request to repeat ("the same again") when this session may hold none."""
+    return bool(LAST_TIME.search(query) or (AGAIN.search(query) and not REMINDED.search(query)))
 
 
 def _named_before(query: str, end: int, participants: set[str]) -> bool:

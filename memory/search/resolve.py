@@ -12,8 +12,7 @@ from django.db import connection
 
 from memory.models import Entity, Session
 from memory.search.hits import Hit
-from memory.search.reference_cues import AGAIN, LAST_TIME
-from memory.search.references import Resolution, TurnView, references_resolve
+from memory.search.references import Resolution, TurnView, references_resolve, wants_history
 from memory.validation import participants_of
 
 RECENT_TURNS = 60  # ≈ 30 exchanges: what "the other one" or "that" can reach back to
@@ -99,7 +98,7 @@ def references_find(*, session: Session, query: str, facts: list[Entity]) -> Ref
     lowered = {part.lower() for name in names.values() for part in str(name).split()}
     # "Same as last time" (or "the same again", when this session holds no request) reaches
     # into the previous session: read it only then.
-    history = _previous(session) if LAST_TIME.search(query) or AGAIN.search(query) else []
+    history = _previous(session) if wants_history(query) else []
     resolution = references_resolve(
         query, [_view(r) for r in rows], history=[_view(r) for r in history],
         facts={e.key: e.value_text for e in facts}, participants=lowered,
