@@ -34,7 +34,21 @@ _IDENTIFIER = re.compile(r"\b(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,}\b|\d[\d ]{4,}
 _SPECIFIC = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+|\d+")
 _SAME = {"invoice": "bill", "billing": "bill", "invoic": "bill"}
 _DONE = re.compile(r"\b(i'?ve|i have|we'?ve|done|booked|sent|added|removed|reinstalled|changed|fixed|updated|set up|arranged|cancelled|ordered|applied)\b", re.I)  # fmt: skip
-_FORMER = re.compile(r"\b(before|used to|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season|spring|summer|autumn|winter)|booked (?:for|in)|(?:i|we|he|she|it|you|they) (?:was|were) (?:at|in|with|on)|was in|were with|was with|(?:you|he|she|i|we|they) had|moved|changed|switched|now (?:i'?m|it'?s|we'?re|she'?s|he'?s|they'?re))\b", re.I)  # fmt: skip
+_FORMER = re.compile(r"\b(before|used to|old|original|still (?:shows?|has|have|on)|on file|any ?more|no longer|instead of|swapped|replaced|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season|spring|summer|autumn|winter)|booked (?:for|in)|(?:i|we|he|she|it|you|they) (?:was|were) (?:at|in|with|on)|was in|were with|was with|(?:you|he|she|i|we|they) had|moved|changed|switched|now (?:i'?m|it'?s|we'?re|she'?s|he'?s|they'?re))\b", re.I)  # fmt: skip
+# A change ("I've swapped the colour", "my new number is…"): what came before it was so before.
+_CHANGE = re.compile(r"\b(chang(?:e|ed|ing)|swap(?:ped)?|switch(?:ed)?|updat(?:e|ed)|moved|replac(?:e|ed)|new (?:number|address|email|one|colou?r|date|time|plan))\b", re.I)  # fmt: skip
+# What kind of thing the query names, and what such a thing looks like in a turn: "those
+# numbers" a run of digits, "the price" an amount, "the old house" an address.
+_HINTS = [
+    (re.compile(r"\b(numbers?|phone|mobile|code|pin|readings?|figures|digits|reference|ref|reg)\b", re.I),
+     re.compile(r"\d[\d ]{3,}\d|\b(?=[A-Z]*\d)[A-Z0-9]{4,}\b")),
+    (re.compile(r"\b(price|cost|quote|fee|total|bill|charge|amount|rate)\b", re.I), re.compile(r"[£$€]\s?\d")),
+    (re.compile(r"\b(address|house|flat|home|street|postcode)\b", re.I),
+     re.compile(r"\b\d+[A-Za-z]? [A-Z][a-z]+ (?:Lane|Road|Street|Close|Avenue|Way|Drive|Row|Court|Place|Crescent|Gardens|Terrace|Hill|Park|Square|Grove|Mews|Rd|St)\b|\b[A-Z]{1,2}\d{1,2}[A-Z]? ?\d[A-Z]{2}\b")),
+    (re.compile(r"\be-?mail\b", re.I), re.compile(r"@\w")),
+]  # fmt: skip
+# Words too common to say which turn is meant ("the same as I had done for the basement").
+_MATCH_DROP = _CUE_WORDS | {"had", "have", "has", "done", "does", "got", "get", "were", "are", "will", "i'm", "i've", "i'd", "there", "which", "who", "when", "where", "how", "some", "any", "all", "not", "but", "now", "need", "can't", "don't"}  # fmt: skip
 _GROUP = re.compile(r"\b[A-Z][a-z]+(?:, [A-Z][a-z]+)*,? (?:and|&) [A-Z][a-z]+")  # "Ella and Finn"
 _THEY = re.compile(r"\b(they|them|their)\b", re.I)
 _SHE = re.compile(r"\b(she|her|hers|herself|ms|mrs|miss|sister|mother|mum|mom|wife|daughter|aunt|grandmother|gran|nan|niece|girlfriend|lady|woman|girl)\b", re.I)  # fmt: skip
@@ -84,8 +98,9 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
     def score(turn: T, words: set[str]) -> float:
         if kind == "again":
             return 1.5 if is_request(turn) else 0.0
-        if kind == "that":
-            return 1.0 if _IDENTIFIER.search(turn.text) else 0.0
+        if kind == "that":  # a code or number, or something explained at length
+            explained = turn.role == "assistant" and len(words) >= 8
+            return (1.0 if _IDENTIFIER.search(turn.text) else 0.0) + (0.5 if explained else 0.0)
         if kind == "pronoun":
             pattern = _GENDERED.get(gender or "")
             if pattern and pattern.search(turn.text):
@@ -94,7 +109,7 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
                 return 1.5
             return 1.0 if _PERSON.search(turn.text) or _ROLE.search(turn.text) else 0.0
         specific = len(_SPECIFIC.findall(turn.text)) >= 2  # the kinds below weigh it
-        if kind == "last_time":  # what was asked for, chosen, agreed or done then
+        if kind in ("last_time", "same"):  # what was asked for, chosen, agreed or done then
             done = turn.role == "assistant" and _DONE.search(turn.text)
             detailed = len(words) >= 8
             return (1.5 if is_request(turn) else 0.0) + (1.0 if specific or done or detailed else 0.0)  # fmt: skip
@@ -135,19 +150,53 @@ def likely[T: _Turn](
         return []
     wanted = content(query)
     prior = _prior(kind, gender, is_request)
+    looks = hinted(query)
     n = len(turns)
+    # "the previous colour": what was so before the latest change
+    change = max((i for i, t in enumerate(turns) if _CHANGE.search(t.text)), default=-1)
     scored = []
     for index, turn in enumerate(turns):
         if turn.key in taken:
             continue
         words = content(turn.text)
         evidence = prior(turn, words) + shared(wanted, words)
+        evidence += 1.0 if any(look.search(turn.text) for look in looks) else 0.0
+        evidence += 0.5 if kind == "former" and index < change else 0.0
         if evidence < 1.0:
             continue
         place = (n - index) / n if first else (index + 1) / n
         scored.append((evidence + 0.3 * place, index, turn))
     scored.sort(key=lambda s: (-s[0], -s[1]))
     return [turn for _, _, turn in scored[:room]]
+
+
+def hinted(query: str) -> list[re.Pattern[str]]:
+    """What the things the query names look like in a turn (``_HINTS``)."""
+    return [look for says, look in _HINTS if says.search(query)]
+
+
+def matching[T: _Turn](query: str, turns: Sequence[T], is_request: Callable[[T], bool]) -> int | None:  # fmt: skip
+    """The turn the query's own words point at ("the same as we got for plot 4's ensuite"):
+    each word it shares counts by how few turns have it (a thing of the kind the query names,
+    ``hinted``, counts as one more word); a request, then a user's turn, then the later leads
+    among equals. None
+    when nothing shares a word only two turns or fewer have."""
+    wanted = content(query, _MATCH_DROP)
+    looks = hinted(query)
+    has = [content(t.text) for t in turns]
+    marks = [[w for w in wanted if shared({w}, h)] + (["#"] if any(look.search(t.text) for look in looks) else [])
+             for t, h in zip(turns, has, strict=True)]  # fmt: skip
+    df: dict[str, int] = {}
+    for found in marks:
+        for word in found:
+            df[word] = df.get(word, 0) + 1
+    best: tuple[float, bool, bool, int] | None = None
+    for index, found in enumerate(marks):
+        score = sum(1 / df[w] for w in found)
+        rank = (score, is_request(turns[index]), turns[index].role == "user", index)
+        if score >= 0.5 and (best is None or rank > best):
+            best = rank
+    return None if best is None else best[3]
 
 
 def facts_meant(query: str, recent: Sequence[_Turn], facts: dict[str, str]) -> list[str]:

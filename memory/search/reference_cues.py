@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 # "the other card", "the other one", "the other?", "the others", "the remaining one"
-OTHER = re.compile(r"\bother (one|ones|[a-z]+)\b|\b(?:the|my|our|your) others?\b(?!\s+[a-z])|\bremaining (one|ones|[a-z]+)\b", re.I)  # fmt: skip
+OTHER = re.compile(r"(?<!not the )(?<!not that )\bother (one|ones|[a-z]+)\b|\b(?:the|my|our|your) others?\b(?!\s+[a-z])|\bremaining (one|ones|[a-z]+)\b", re.I)  # fmt: skip
 PREVIOUS = re.compile(r"\b(previous|earlier|first|original|(?:my|the|our) old (?:one|ones)|originally|initial|initially|at first|to begin with|(?:second|third) (?:one|option|choice|slot|date|time|quote|offer|suggestion|thing)|one before that|(?:one|option|slot|choice|quote|date|time) before\b|before (?:that|those|these|the \w+ (?:one|thing|option))|(?:offered|suggested|mentioned|said) (?:before|at the (?:very )?start)|very start|go back)\b", re.I)  # fmt: skip
 FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|their|the) old) (?!one|ones|option|options|offer|suggestion|choice|quote|thing|idea|version)[a-z]+", re.I)  # fmt: skip
 ORDINAL = re.compile(
@@ -17,7 +17,13 @@ THAT = re.compile(r"\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had
 # "Is that the same if…", "does that apply to…": the statement just made.
 DEMONSTRATIVE = re.compile(r"\b(?:is|does|was|will|would|can|could|did) (?:that|this)\b|\bthat (?:applies|apply|works|counts|includes|means)\b", re.I)  # fmt: skip
 # "the vintage wooden one", "the one with the glitter": one of the things offered, described.
-DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}ones?\b|\bthe ones? (?:with|that|which|in|on|for)\b", re.I)  # fmt: skip
+DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}ones?\b|\bthe ones? (?:with|that|which|where|in|on|for|under|over|near|nearest|closest|by|next|at|from|without|behind|beside|facing|overlooking|you|we|i)\b", re.I)  # fmt: skip
+# "that same check", "the same as my feet thing", "the same sort of job as on the last
+# interview", "the same set I had for the party": a thing
+# asked for before, in this session or the last, named by its own words.
+SAME = re.compile(r"\b(?:that|those|these|this) same\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b", re.I)  # fmt: skip
+# "the bit about a million being tax free", "put that in writing": something said, by its words.
+BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip
 AGAIN = re.compile(r"\b(again|once more|one more time|repeat|same thing|another (?:look|go|try|check|search))\b", re.I)  # fmt: skip
 # "What was that code again?", "remind me again…": "again" asks to be reminded, not to repeat.
 REMINDED = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:what|when|where|who|which|how|why|whose|remind)\b|\b(?:what|who|when|where)(?:'s| was| is| did| were)\b", re.I)  # fmt: skip

@@ -33,11 +33,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memory.search.reference_candidates import OFFER, facts_meant, likely
+from memory.search.reference_candidates import OFFER, facts_meant, likely, matching
 from memory.search.reference_cues import (
     AGAIN,
     ASKS,
     ASKS_FOR,
+    BIT,
     DEMONSTRATIVE,
     DESCRIBED,
     FORMER_THING,
@@ -49,20 +50,16 @@ from memory.search.reference_cues import (
     PREVIOUS,
     PRONOUN,
     REMINDED,
+    SAME,
     THAT,
     THEY,
     USUAL,
     USUALLY,
 )
+from memory.search.reference_people import gender_of, named_before, named_in, people
 
 WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
 _STOP = frozenset(["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "into", "over", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "done", "doing", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "there", "here", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "please", "just", "also", "so", "then", "than", "too", "very", "really", "okay", "ok", "hmm", "um", "well", "now", "again", "same", "other", "one", "ones", "previous", "earlier", "first", "last", "before", "after", "like", "as", "time", "thing", "things", "once", "more", "let", "let's", "lets", "go", "going", "want", "wanted", "tell", "told", "say", "said", "remind", "me", "mentioned", "actually", "prefer", "anything", "something", "situation", "around", "available", "needs", "need"])  # fmt: skip
-_FEMALE = frozenset(["she", "her", "hers", "sister", "mother", "mom", "mum", "wife", "daughter", "aunt", "grandmother", "niece", "girlfriend", "lady", "woman", "ms", "mrs", "miss", "gran", "nan"])  # fmt: skip
-_MALE = frozenset(["he", "him", "his", "brother", "father", "dad", "husband", "son", "uncle", "grandfather", "nephew", "boyfriend", "man", "mr"])  # fmt: skip
-_TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"])
-# "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
-_PERSON_VERBS = frozenset(["said", "says", "phoned", "called", "rang", "emailed", "texted", "messaged", "asked", "wants", "wanted", "mentioned", "told", "thinks", "thought", "needs", "needed", "from", "reckons", "suggested", "recommended", "promised", "explained", "left", "dropped", "came", "popped", "will", "can't", "cannot", "won't"])  # fmt: skip
-_NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "I'd", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
 _ACTION_VERBS = frozenset(["add", "book", "buy", "cancel", "change", "move", "transfer", "pay", "send", "ship", "schedule", "set", "scale", "request", "ask", "order", "renew", "update", "upgrade", "reserve", "arrange", "email", "call", "file", "submit", "apply", "deploy", "restart", "raise", "lower", "increase", "reduce", "extend", "swap", "switch", "sell", "open", "close", "block", "unblock", "top", "refill", "check", "run", "test", "freeze", "pause", "downgrade", "push", "put", "enter", "calculate", "work", "find", "look", "try", "get", "give", "register", "print", "copy", "resend", "reset", "remove", "delete", "replace", "fix", "repair", "install", "quote", "claim", "return", "refund", "hold", "keep", "log", "report", "confirm", "compare", "issue", "drop", "bring", "make"])  # fmt: skip
 
 
@@ -239,58 +236,35 @@ def _again(turns: list[TurnView]) -> Resolution:
     )
 
 
-def _people(turns: list[TurnView], participants: set[str]) -> list[tuple[int, str, str | None]]:
-    """(turn index, name, "she" / "he" / None) for every person introduced the way people are
-    ("my sister Kavya", "our recruiter Kenji", "the mechanic Suresh", "our SRE lead Priyanka"):
-    a capitalised word after a possessive or article and up to two other words; after a title
-    ("Ms Takahashi"); or bare before a verb of saying or coming ("Tom phoned"). The gender comes
-    from a kinship word or title before it, else from the first he / she after it in the
-    sentence."""
-    out = []
-    for index, turn in enumerate(turns):
-        for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
-            tokens = WORD.findall(sentence)
-            for position, token in enumerate(tokens):
-                following = tokens[position + 1].lower() if position + 1 < len(tokens) else ""
-                bare = ((following in _PERSON_VERBS or following.startswith(("he'", "she'")))
-                        and not (position and tokens[position - 1][0].isupper()))  # fmt: skip
-                if ((position == 0 and not bare) or not token[0].isupper() or token.isupper()
-                        or token in _NOT_NAMES or token.lower() in participants):  # fmt: skip
-                    continue
-                before = [w.lower() for w in tokens[max(0, position - 3) : position]]
-                title = bare or (position > 0 and tokens[position - 1] in _TITLES)
-                if not title and not any(
-                    w in {"my", "our", "your", "the", "his", "her", "their"} for w in before
-                ):
-                    continue
-                if not title and any(w[0].isupper() and not w.isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in {"my", "our", "the", "your", "his", "her", "their"}):  # fmt: skip
-                    continue  # part of a longer proper noun ("the Hotel Alma"; not "our SRE lead")
-                # A kinship word or title says the gender ("his neighbour, Brenda": not "his").
-                said = set(before) - {"his", "her", "hers", "he", "him", "she"}
-                gender = "she" if said & _FEMALE else "he" if said & _MALE else None
-                if gender is None:
-                    after = next((w.lower() for w in tokens[position + 1 :] if w.lower() in {"she", "he", "her", "him", "his"}), None)  # fmt: skip
-                    gender = None if after is None else "she" if after in _FEMALE else "he"
-                out.append((index, token, gender))
-    return out
-
-
-def _pronoun(turns: list[TurnView], pronoun: str, participants: set[str]) -> Resolution:
-    gender = _gender(pronoun)
-    people = _people(turns, participants)
-    known = {name: g for _, name, g in people if g}
-    exact = [p for p in people if known.get(p[1]) == gender or pronoun == "they"]
-    unknown = [p for p in people if p[1] not in known]
+def _pronoun(
+    turns: list[TurnView],
+    pronoun: str,
+    participants: set[str],
+    later: set[str] = frozenset(),  # type: ignore[assignment]
+) -> Resolution:
+    """The person last named with that pronoun's gender (else with none known); ``later``: the
+    names the query says after the pronoun, which it does not mean while others are there."""
+    gender = gender_of(pronoun)
+    everyone = people(turns, participants)
+    found = [p for p in everyone if p[1] not in later] or everyone
+    known = {name: g for _, name, g in found if g}
+    exact = [p for p in found if known.get(p[1]) == gender or pronoun == "they"]
+    unknown = [p for p in found if p[1] not in known]
     if not (exact or unknown):
         return Resolution("pronoun")
     name = (exact or unknown)[-1][1]
-    indexes = sorted({i for i, n, _ in people if n == name}, reverse=True)[:2]
-    found = [t for i in indexes for t in _with_neighbour(turns, i)]
-    return Resolution("pronoun", found, words=[name])
+    indexes = sorted({i for i, n, _ in found if n == name}, reverse=True)[:2]
+    return Resolution(
+        "pronoun", [t for i in indexes for t in _with_neighbour(turns, i)], words=[name]
+    )
 
 
-def _last_time(history: list[TurnView]) -> Resolution:
-    chosen = _latest(history, _is_request)
+def _last_time(query: str, history: list[TurnView]) -> Resolution:
+    """The request of the previous session the query names by its words ("same as last time
+    for the basement flat"), else its latest request."""
+    chosen = matching(query, history, _is_request)
+    if chosen is None:
+        chosen = _latest(history, _is_request)
     if chosen is None:
         chosen = _latest(history, lambda t: t.role == "user" and _substantive(t))
     if chosen is None:
@@ -300,6 +274,17 @@ def _last_time(history: list[TurnView]) -> Resolution:
         _with_neighbour(history, chosen),
         words=sorted(_content(history[chosen].text))[:12],
     )
+
+
+def _same(query: str, turns: list[TurnView], history: list[TurnView]) -> Resolution | None:
+    """ "That same check", "the same as my Christmas set": the turn, in this session or the last,
+    the query's own words name; None when they name none."""
+    chosen = matching(query, [*history, *turns], _is_request)
+    if chosen is None:
+        return None
+    found = (_with_neighbour(history, chosen) if chosen < len(history)
+             else _with_neighbour(turns, chosen - len(history)))  # fmt: skip
+    return Resolution("same", found, words=sorted(_content(found[0].text))[:12])
 
 
 def references_resolve(
@@ -337,61 +322,55 @@ def _rule(
     if USUAL.search(query) and (keys := facts_meant(query, turns, facts)):
         return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     if LAST_TIME.search(query) and history:
-        return _last_time(history), history, None
+        return _last_time(query, history), history, None
     if match := OTHER.search(query):
         return _other(turns, (match.group(1) or match.group(2) or "one").lower()), turns, None
-    repeat = AGAIN.search(query) and not REMINDED.search(query)
+    if SAME.search(query) and (same := _same(query, turns, history)):
+        return same, [*history, *turns], None
+    # "book that one the same as you just did": named by no word of its own, the latest request
+    # ("the same one I'm always on" is a standing preference, below)
+    copies = SAME.search(query) and not USUALLY.search(query)
+    repeat = (AGAIN.search(query) or copies) and not REMINDED.search(query)
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
-        return Resolution("former"), turns, None
+        return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)
     if (match := PREVIOUS.search(query)) and not (match.group(1).lower() == "first" and pronoun
-                                                  and not _named_before(query, pronoun.start(), participants)):  # fmt: skip
+                                                  and not named_before(query, pronoun.start(), participants)):  # fmt: skip
         nth = ORDINAL.search(query)
         return _previous(turns, (nth or match).group(1)), turns, None
     if repeat:
         again = _again(turns)
         if not again.turns and history:  # "the same again", nothing asked yet in this session
-            return _last_time(history), [*history, *turns], None
+            return _last_time(query, history), [*history, *turns], None
         return again, [*history, *turns], None
     if USUALLY.search(query) and (keys := facts_meant(query, turns, facts)):
         return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     that = THAT.search(query)
-    if (match := pronoun) and _named_before(query, match.start(), participants):
+    if (match := pronoun) and named_before(query, match.start(), participants):
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
     if match and (not that or match.start() < that.start()):  # the cue said first leads
-        return _pronoun(turns, match.group(1), participants), turns, _gender(match.group(1))
+        return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
     if that and that.group(1).lower() not in _STOP:
         return _that(turns, that.group(1).lower()), turns, None
     if match:
-        return _pronoun(turns, match.group(1), participants), turns, _gender(match.group(1))
+        return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
     if AGAIN.search(query):
         return _again(turns), turns, None
+    if BIT.search(query):
+        return Resolution("that"), turns, None
     if DESCRIBED.search(query):
         return Resolution("one"), turns, None
     if DEMONSTRATIVE.search(query):
         said = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
-    if THEY.search(query) and not _named_before(query, len(query), participants):
+    if THEY.search(query) and not named_before(query, len(query), participants):
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None
 
 
 def wants_history(query: str) -> bool:
-    """Whether resolving ``query`` may read the user's previous session: "same as last time", or
-    a request to repeat ("the same again") when this session may hold none."""
-    return bool(LAST_TIME.search(query) or (AGAIN.search(query) and not REMINDED.search(query)))
-
-
-def _named_before(query: str, end: int, participants: set[str]) -> bool:
-    """Whether the query names a person before ``end`` (a capitalised word past its first)."""
-    for sentence in re.split(r"(?<=[.!?])\s+", query[:end]):
-        # A sentence's first word is capitalised anyway; "Don't" is no name, "Melanie's" is.
-        words = [re.sub(r"'s$", "", w) for w in WORD.findall(sentence)]
-        if any(w.lower() in participants or (i > 0 and w[0].isupper() and not w.isupper()
-               and "'" not in w and w not in _NOT_NAMES) for i, w in enumerate(words)):  # fmt: skip
-            return True
-    return False
-
-
-def _gender(pronoun: str) -> str:
-    return "she" if pronoun.lower() in {"she", "her", "hers"} else "he"
+    """Whether resolving ``query`` may read the user's previous session: "same as last time",
+    "the same as my Christmas set", "the previous price you gave me", or a request to repeat
+    ("the same again") when this session may hold none."""
+    return bool(LAST_TIME.search(query) or SAME.search(query) or FORMER_THING.search(query)
+                or (AGAIN.search(query) and not REMINDED.search(query)))  # fmt: skip

@@ -242,3 +242,82 @@ def test_the_turn_log_fallback_never_takes_a_referents_place(
     refs = [f"{session.pk}:{hit.turns[0]['seq']}" for hit in result.hits if "reference" in hit.legs]
     assert len(resolution.turns) == MAX_REFERENT_TURNS and result.fallback
     assert refs == [t.key for t in resolution.turns]  # every referent kept, in order
+
+
+def test_the_same_as_a_named_earlier_request_is_found_by_its_words() -> None:
+    history = _turns([
+        ("user", "For the Elm Road house I need the gutters cleared and the downpipe re-fixed."),
+        ("assistant", "Booked for the Elm Road house: gutters and downpipe, Tuesday."),
+        ("user", "And at my mother's bungalow, a full roof moss treatment with the biocide."),
+        ("assistant", "Noted for the bungalow: moss treatment with biocide, Thursday."),
+        ("user", "Please send both invoices to my work email."),
+        ("assistant", "Done, both invoices will go to your work email."),
+    ])  # fmt: skip
+    now = [("user", "Hello again, it's about my cousin's cottage."), ("assistant", "Hi! What does it need?")]  # fmt: skip
+    history = [TurnView(f"h:{t.key[2:]}", t.role, t.text) for t in history]
+    for query in ("Can you do the same as you did for the bungalow, the moss one?",
+                  "the same as the bungalow had please"):  # fmt: skip
+        found = references_resolve(query, _turns(now), history=history)
+        assert found.turns[0].key == "h:3"  # not the latest request (5)
+
+
+def test_that_same_thing_points_at_the_request_it_names() -> None:
+    lines = [
+        ("user", "Could you check the tyre pressures on the van while it's in?"),
+        ("assistant", "Will do, we'll check all four."),
+        ("user", "Please also top up the screenwash."),
+        ("assistant", "Added."),
+        ("user", "What time can I collect it?"),
+        ("assistant", "From 4pm."),
+        ("user", "Can you send the invoice to the office?"),
+        ("assistant", "Sure, to accounts@example.com."),
+    ]
+    keys = _keys("My partner's hatchback is in next week, can you do that same check on it?", lines)
+    assert keys[0] == "s:1"  # the pressures check, not the latest request (the invoice)
+
+
+def test_the_old_number_is_the_one_said_to_no_longer_work() -> None:
+    lines = [
+        ("user", "Please book me a flu jab for next week."),
+        ("assistant", "Booked for Tuesday at 10:40."),
+        ("user", "Also my contact details are out of date."),
+        ("assistant", "What is your new mobile?"),
+        ("user", "07911 204 386 now. The one ending 552 doesn't work any more."),
+        ("assistant", "Updated, thank you."),
+        ("user", "Do I need to bring anything on Tuesday?"),
+        ("assistant", "Just wear a short-sleeved top."),
+    ]
+    keys = _keys("Were the reminders going to my previous number?", lines)
+    assert keys and keys[0] == "s:5"
+
+
+def test_a_pronoun_does_not_mean_the_person_the_query_names_after_it() -> None:
+    lines = [
+        ("user", "My son Theo is bringing the car in for its service."),
+        ("assistant", "Great, he's booked for 9am."),
+        ("user", "Who is doing the work?"),
+        ("assistant", "The mechanic today is Rafael, he has been with us for years."),
+        ("user", "Theo will wait in the lounge."),
+        ("assistant", "No problem."),
+    ]
+    found = references_resolve("Will he explain to Theo what needs doing?", _turns(lines))
+    assert found.kind == "pronoun" and found.turns[0].key == "s:4"  # Rafael, not Theo
+
+
+def test_the_one_under_or_near_something_is_an_offer_described() -> None:
+    lines = [
+        ("user", "Which pitches do you have left for August?"),
+        ("assistant", "Pitch 4 by the river, pitch 9 under the oak trees, pitch 12 by the shop."),
+        ("user", "Do you allow dogs?"),
+        ("assistant", "Yes, on a lead."),
+        ("user", "And is there a shop on site?"),
+        ("assistant", "A small one, open 8 till 6."),
+    ]
+    found = references_resolve("OK the one under the trees please", _turns(lines))
+    assert found.kind == "one" and "s:2" in [t.key for t in found.turns]
+
+
+def test_not_the_other_one_is_no_cue_for_the_other() -> None:
+    lines = [("user", "I'd like the red dress altered."), ("assistant", "Certainly, Saturday.")]
+    found = references_resolve("the red one, not the other one", _turns(lines))
+    assert found.kind != "other"

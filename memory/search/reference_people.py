@@ -1,0 +1,89 @@
+"""The people of a conversation, for reference resolution (``references``): who "she", "he" or
+"they" can be. A person is introduced the way people are: after a possessive or article ("my
+sister Kavya", "our recruiter Kenji"), after a title ("Ms Takahashi"), bare before a verb of
+saying or coming ("Tom phoned"), or after a role and "is" ("the technician today is Mike").
+Pure functions over turns already read; no model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
+
+
+class _Turn(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+_FEMALE = frozenset(["she", "her", "hers", "sister", "mother", "mom", "mum", "wife", "daughter", "aunt", "grandmother", "niece", "girlfriend", "lady", "woman", "ms", "mrs", "miss", "gran", "nan"])  # fmt: skip
+_MALE = frozenset(["he", "him", "his", "brother", "father", "dad", "husband", "son", "uncle", "grandfather", "nephew", "boyfriend", "man", "mr"])  # fmt: skip
+_TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"])
+_NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "I'd", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
+# "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
+_ARTICLES = frozenset(["the", "my", "our", "your", "his", "her", "their"])
+_INTRODUCING = frozenset(["is", "was", "called", "named", "it's"])  # "the technician is Mike"
+_PERSON_VERBS = frozenset(["said", "says", "phoned", "called", "rang", "emailed", "texted", "messaged", "asked", "wants", "wanted", "mentioned", "told", "thinks", "thought", "needs", "needed", "from", "reckons", "suggested", "recommended", "promised", "explained", "left", "dropped", "came", "popped", "will", "can't", "cannot", "won't"])  # fmt: skip
+
+
+def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, str, str | None]]:
+    """(turn index, name, "she" / "he" / None) for every person introduced the way people are
+    ("my sister Kavya", "our recruiter Kenji", "the mechanic Suresh", "our SRE lead Priyanka"):
+    a capitalised word after a possessive or article and up to two other words; after a title
+    ("Ms Takahashi"); bare before a verb of saying or coming ("Tom phoned"); or after a role
+    and "is" / "called" ("the technician today is Mike"). The gender comes
+    from a kinship word or title before it, else from the first he / she after it in the
+    sentence."""
+    out = []
+    for index, turn in enumerate(turns):
+        for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
+            tokens = WORD.findall(sentence)
+            for position, token in enumerate(tokens):
+                following = tokens[position + 1].lower() if position + 1 < len(tokens) else ""
+                bare = ((following in _PERSON_VERBS or following.startswith(("he'", "she'")))
+                        and not (position and tokens[position - 1][0].isupper()))  # fmt: skip
+                if ((position == 0 and not bare) or not token[0].isupper() or token.isupper()
+                        or token in _NOT_NAMES or token.lower() in participants):  # fmt: skip
+                    continue
+                before = [w.lower() for w in tokens[max(0, position - 3) : position]]
+                # "The technician today is Mike", "our new PA is called Dana"
+                introduced = (position > 1 and tokens[position - 1].lower() in _INTRODUCING
+                              and any(w.lower() in _ARTICLES for w in tokens[max(0, position - 5) : position - 1]))  # fmt: skip
+                title = bare or introduced or (position > 0 and tokens[position - 1] in _TITLES)
+                if not title and not any(
+                    w in {"my", "our", "your", "the", "his", "her", "their"} for w in before
+                ):
+                    continue
+                if not title and any(w[0].isupper() and not w.isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in {"my", "our", "the", "your", "his", "her", "their"}):  # fmt: skip
+                    continue  # part of a longer proper noun ("the Hotel Alma"; not "our SRE lead")
+                # A kinship word or title says the gender ("his neighbour, Brenda": not "his").
+                said = set(before) - {"his", "her", "hers", "he", "him", "she"}
+                gender = "she" if said & _FEMALE else "he" if said & _MALE else None
+                if gender is None:
+                    after = next((w.lower() for w in tokens[position + 1 :] if w.lower() in {"she", "he", "her", "him", "his"}), None)  # fmt: skip
+                    gender = None if after is None else "she" if after in _FEMALE else "he"
+                out.append((index, token, gender))
+    return out
+
+
+def named_before(query: str, end: int, participants: set[str]) -> bool:
+    """Whether the query names a person before ``end`` (a capitalised word past its first)."""
+    for sentence in re.split(r"(?<=[.!?])\s+", query[:end]):
+        # A sentence's first word is capitalised anyway; "Don't" is no name, "Melanie's" is.
+        words = [re.sub(r"'s$", "", w) for w in WORD.findall(sentence)]
+        if any(w.lower() in participants or (i > 0 and w[0].isupper() and not w.isupper()
+               and "'" not in w and w not in _NOT_NAMES) for i, w in enumerate(words)):  # fmt: skip
+            return True
+    return False
+
+
+def named_in(query: str, start: int) -> set[str]:
+    """The capitalised words of ``query`` from ``start`` on ("will he talk Jack through it?":
+    Jack), which a pronoun before them does not mean."""
+    return {w for w in WORD.findall(query[start:]) if w[0].isupper() and w not in _NOT_NAMES}
+
+
+def gender_of(pronoun: str) -> str:
+    return "she" if pronoun.lower() in {"she", "her", "hers"} else "he"
