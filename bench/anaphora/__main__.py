@@ -39,9 +39,29 @@ K = 8
 START = datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.UTC)
 
 
-def _open(client: Client, conversation: dict[str, Any], name: str) -> str:
+MAX_FIELDS = 200  # an agent's schema holds at most this many fields (the API's limit)
+
+
+def _agents(data: dict[str, Any]) -> dict[str, str]:
+    """Conversation id → agent slug: one agent, "anaphora", while the file's fact keys fit in
+    one schema; else as many agents as it takes, conversations kept whole, in order."""
+    if len(data["fact_fields"]) <= MAX_FIELDS:
+        return {c["id"]: "anaphora" for c in data["conversations"]}
+    out: dict[str, str] = {}
+    keys: set[str] = set()
+    group = 1
+    for conversation in data["conversations"]:
+        mine = {f["key"] for f in conversation["facts"]}
+        if len(keys | mine) > MAX_FIELDS:
+            keys, group = set(), group + 1
+        keys |= mine
+        out[conversation["id"]] = f"anaphora-{group}"
+    return out
+
+
+def _open(client: Client, conversation: dict[str, Any], name: str, agent: str) -> str:
     status, body, *_ = client.call("POST", "/v1/sessions", {
-        "agent": "anaphora", "user": conversation["id"], "session": f"{conversation['id']}-{name}",
+        "agent": agent, "user": conversation["id"], "session": f"{conversation['id']}-{name}",
         "metadata": {"participants": conversation["participants"]}})  # fmt: skip
     assert status in (200, 201), body
     return str(body["session_id"])
@@ -58,40 +78,46 @@ def _append(
 
 
 def ingest(client: Client, data: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Every probe's sessions; returns id → {"prior": uuid, "current": uuid}. On a stack that
-    already holds the agent (a kept ``--var``), the sessions are resumed and nothing is appended,
-    extracted or stored again."""
-    fields = [{"key": key, "description": key.replace("_", " "), "category": "profile", "type": "string"}
-              for key in data["fact_fields"]]  # fmt: skip
-    status, body, *_ = client.call("POST", "/v1/agents", {"slug": "anaphora", "name": "Anaphora", "schema_fields": fields,
-                                   "settings": {"extraction_token_threshold": 200_000}})  # fmt: skip
-    assert status in (201, 409), body
-    fresh = status == 201
+    """Every probe's sessions; returns id → {"agent": slug, "prior": uuid, "current": uuid}. On
+    a stack that already holds the agents (a kept ``--var``), the sessions are resumed and
+    nothing is appended, extracted or stored again."""
+    agents = _agents(data)
+    fresh = True
+    for slug in dict.fromkeys(agents.values()):
+        keys = sorted({f["key"] for c in data["conversations"] if agents[c["id"]] == slug
+                       for f in c["facts"]} if slug != "anaphora" else data["fact_fields"])  # fmt: skip
+        fields = [{"key": key, "description": key.replace("_", " "), "category": "profile", "type": "string"}
+                  for key in keys]  # fmt: skip
+        status, body, *_ = client.call("POST", "/v1/agents", {"slug": slug, "name": slug.title(), "schema_fields": fields,
+                                       "settings": {"extraction_token_threshold": 200_000}})  # fmt: skip
+        assert status in (201, 409), body
+        fresh = fresh and status == 201
     sessions: dict[str, dict[str, str]] = {}
     for conversation in data["conversations"]:
-        ids = sessions.setdefault(conversation["id"], {})
+        ids = sessions.setdefault(conversation["id"], {"agent": agents[conversation["id"]]})
         if conversation["prior"]:
-            ids["prior"] = _open(client, conversation, "prior")
+            ids["prior"] = _open(client, conversation, "prior", ids["agent"])
         if not fresh:
-            ids["current"] = _open(client, conversation, "now")
+            ids["current"] = _open(client, conversation, "now", ids["agent"])
             continue
         if conversation["prior"]:
             _append(client, ids["prior"], conversation["prior"], START - datetime.timedelta(days=9))
             status, body, *_ = client.call(
-                "POST", f"/v1/users/{conversation['id']}/runs", {"agent": "anaphora"}
+                "POST", f"/v1/users/{conversation['id']}/runs", {"agent": ids["agent"]}
             )
             assert status == 202, body
         for fact in conversation["facts"]:
             status, body, *_ = client.call("POST", f"/v1/users/{conversation['id']}/facts",
-                                           {"agent": "anaphora", "key": fact["key"], "value": fact["value"]})  # fmt: skip
+                                           {"agent": ids["agent"], "key": fact["key"], "value": fact["value"]})  # fmt: skip
             assert status in (200, 201), body
-        ids["current"] = _open(client, conversation, "now")
+        ids["current"] = _open(client, conversation, "now", ids["agent"])
         turns = [*conversation["turns"], {"role": "user", "text": conversation["probe"]}]
         _append(client, ids["current"], turns, START)
     for conversation in data["conversations"]:
         deadline = time.monotonic() + 300
         while conversation["prior"] and time.monotonic() < deadline:
-            _, runs, *_ = client.call("GET", f"/v1/users/{conversation['id']}/runs?agent=anaphora")
+            agent = sessions[conversation["id"]]["agent"]
+            _, runs, *_ = client.call("GET", f"/v1/users/{conversation['id']}/runs?agent={agent}")
             if runs and all(r["status"] in ("succeeded", "failed") for r in runs):
                 break
             time.sleep(0.3)
@@ -125,7 +151,7 @@ def ask(
         )
         assert status == 200, packed
         status, found, *_ = client.call("POST", "/v1/memory/search", {
-            "agent": "anaphora", "user": conversation["id"], "query": conversation["probe"], "k": K})  # fmt: skip
+            "agent": ids["agent"], "user": conversation["id"], "query": conversation["probe"], "k": K})  # fmt: skip
         assert status == 200, found
         n = len(conversation["turns"])
         recent = {f"{ids['current']}:{seq}" for seq in range(max(1, n - K + 1), n + 1)}

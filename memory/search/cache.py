@@ -41,6 +41,18 @@ class _QueryCache:
                 self.items.popitem(last=False)
         return vector
 
+    def get_many(self, texts: list[str]) -> list[np.ndarray]:
+        """``get`` for several texts, the uncached ones embedded in one batch."""
+        with self.lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self.items))
+        fresh = dict(zip(missing, default_embedder().embed(missing), strict=True)) if missing else {}  # fmt: skip
+        with self.lock:
+            self.items.update(fresh)
+            found = [self.items.get(t, fresh.get(t)) for t in texts]
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return found  # type: ignore[return-value]
+
 
 query_cache = _QueryCache()
 

@@ -199,9 +199,16 @@ def matching[T: _Turn](query: str, turns: Sequence[T], is_request: Callable[[T],
     return None if best is None else best[3]
 
 
-def facts_meant(query: str, recent: Sequence[_Turn], facts: dict[str, str]) -> list[str]:
+Similar = Callable[[str, list[str]], list[float]]  # the query's likeness to each text, 0..1
+
+
+def facts_meant(
+    query: str, recent: Sequence[_Turn], facts: dict[str, str], similar: Similar | None = None
+) -> list[str]:
     """For "the card I normally use" / "the one I always go to": the facts the query or the
-    exchange it answers names (by key first, then value), best first, at most two."""
+    exchange it answers names (by key first, then value), best first, at most three. When no
+    word names any, and ``similar`` is given, the two facts most like the query in meaning
+    ("the one you normally charge": the payment method)."""
     said = content(query, _FACT_DROP)
     around = set().union(*(content(t.text, _FACT_DROP) for t in recent[-2:])) if recent else set()
     scored = []
@@ -214,5 +221,8 @@ def facts_meant(query: str, recent: Sequence[_Turn], facts: dict[str, str]) -> l
             score += 3  # "where I always sit": usual_seats, though no word of it is said
         if score > 0:
             scored.append((score, key))
+    if not scored and similar is not None and facts:
+        likeness = similar(query, [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()])  # fmt: skip
+        return [key for _, key in sorted(zip(likeness, facts, strict=True), reverse=True)[:2]]
     scored.sort(key=lambda s: -s[0])
     return [key for _, key in scored[:3]]

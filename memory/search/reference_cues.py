@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 # "the other card", "the other one", "the other?", "the others", "the remaining one"
-OTHER = re.compile(r"(?<!not the )(?<!not that )\bother (one|ones|[a-z]+)\b|\b(?:the|my|our|your) others?\b(?!\s+[a-z])|\bremaining (one|ones|[a-z]+)\b", re.I)  # fmt: skip
+OTHER = re.compile(r"(?<!not the )(?<!not that )\bother (one|ones|1|[a-z]+)\b|\b(?:the|my|our|your) others?\b(?!\s+[a-z])|\bremaining (one|ones|[a-z]+)\b", re.I)  # fmt: skip
 PREVIOUS = re.compile(r"\b(previous|earlier|first|original|(?:my|the|our) old (?:one|ones)|originally|initial|initially|at first|to begin with|(?:second|third) (?:one|option|choice|slot|date|time|quote|offer|suggestion|thing)|one before that|(?:one|option|slot|choice|quote|date|time) before\b|before (?:that|those|these|the \w+ (?:one|thing|option))|(?:offered|suggested|mentioned|said) (?:before|at the (?:very )?start)|very start|go back)\b", re.I)  # fmt: skip
-FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|their|the) old) (?!one|ones|option|options|offer|suggestion|choice|quote|thing|idea|version)[a-z]+", re.I)  # fmt: skip
+# "my previous teacher", "where I lived before", "the address before Harcourt Road", "what I had originally"
+FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|their|the) old) (?!one|ones|option|options|offer|suggestion|choice|quote|thing|idea|version)[a-z]+|\b(?:where|place|address|house|flat|home|job|school) (?:i|we|he|she|they) (?:lived|was|were|worked|stayed|had|used) before\b|\bthe (?:place|address|house|flat|job|school|number|name) before \w+|\bwhat (?:i|we) (?:had|chose|picked|went with|ordered|asked for) (?:originally|at first|to begin with|first)\b", re.I)  # fmt: skip
 ORDINAL = re.compile(
     r"\b(first|original|originally|initial|initially|start|begin|second|third)\b", re.I
 )
@@ -17,7 +18,7 @@ THAT = re.compile(r"\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had
 # "Is that the same if…", "does that apply to…": the statement just made.
 DEMONSTRATIVE = re.compile(r"\b(?:is|does|was|will|would|can|could|did) (?:that|this)\b|\bthat (?:applies|apply|works|counts|includes|means)\b", re.I)  # fmt: skip
 # "the vintage wooden one", "the one with the glitter": one of the things offered, described.
-DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}ones?\b|\bthe ones? (?:with|that|which|where|in|on|for|under|over|near|nearest|closest|by|next|at|from|without|behind|beside|facing|overlooking|you|we|i)\b", re.I)  # fmt: skip
+DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}(?:ones?|1)\b|\bthe ones? (?:with|that|which|where|in|on|for|under|over|near|nearest|closest|by|next|at|from|without|behind|beside|facing|overlooking|you|we|i)\b", re.I)  # fmt: skip
 # "that same check", "the same as my feet thing", "the same sort of job as on the last
 # interview", "the same set I had for the party": a thing
 # asked for before, in this session or the last, named by its own words.
@@ -28,9 +29,10 @@ AGAIN = re.compile(r"\b(again|once more|one more time|repeat|same thing|another 
 # "What was that code again?", "remind me again…": "again" asks to be reminded, not to repeat.
 REMINDED = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:what|when|where|who|which|how|why|whose|remind)\b|\b(?:what|who|when|where)(?:'s| was| is| did| were)\b", re.I)  # fmt: skip
 LAST_TIME = re.compile(r"\b(last time|as before|exactly (?:like|as)|same (?:as|like) (?:the|our|my) (?!other\b)\w+ (?:one|time|booking|order|visit|trip|stay|party|plan)|same as before|last chat|last session|last call|like before|previously|the other day|same \w+ as (?:ours|before|last|we)|(?:as|like) (?:we|you|i) did\b|last (?:week|month|year|term|semester|season|summer|winter|spring|autumn|holiday|holidays|order|visit|booking|appointment|delivery|service|conversation|stay|trip|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|previous (?:order|visit|booking|appointment|session|chat|call|conversation|stay|trip)|(?:what|as|like) (?:we|i|you) (?:did|had|agreed|discussed|arranged|ordered|booked|got|used) (?:last|before|previously)|(?:discussed|talked about|spoke about|agreed|arranged|sorted|set up) (?:yesterday|on \w+day)|our last (?:chat|call|conversation|session|visit|order))\b", re.I)  # fmt: skip
-USUAL = re.compile(r"\b(?:usual|regular|normal|same old|standard|go-to) ([a-z]+(?: [a-z]+)?)|\bas (?:always|usual|normal)\b", re.I)  # fmt: skip
+# "my usual table", "the regular order", "as always"; not "just normal classes" (a kind of class)
+USUAL = re.compile(r"\b(?:usual|same old|go-to) ([a-z]+(?: [a-z]+)?)|\b(?:my|our|the|his|her|their|your) (?:regular|normal|standard) ([a-z]+)|\bas (?:always|usual|normal)\b", re.I)  # fmt: skip
 # Weaker: "the card I normally use", "the one I always go to" (after the other cues).
-USUALLY = re.compile(r"\b(?:usually|normally|always|regularly|typically|usual|regular)\b", re.I)
+USUALLY = re.compile(r"\b(?:usually|normally|always|regularly|typically|usual|regular|every time|each time)\b", re.I)  # fmt: skip
 PRONOUN = re.compile(r"\b(she|her|hers|he|him|his)\b", re.I)
 THEY = re.compile(r"\b(they|them|their)\b", re.I)
 ASKS_FOR = re.compile(r"\b(?:can|could|would|will) (?:you|u)\b|\b(?:can|could|may) (?:we|i) (?!not\b)\w+|\bplease\b|\b(?:i'?d|i would) like\b|\bi (?:want|need) (?:you to|to \w+)\b|\bgo ahead\b|\blet'?s (?!see\b|wait\b|think\b)", re.I)  # fmt: skip

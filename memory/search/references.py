@@ -33,7 +33,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memory.search.reference_candidates import OFFER, facts_meant, likely, matching
+from memory.search.reference_candidates import (
+    MAX_REFERENT_TURNS,
+    OFFER,
+    Similar,
+    facts_meant,
+    likely,
+    matching,
+)
 from memory.search.reference_cues import (
     AGAIN,
     ASKS,
@@ -149,7 +156,7 @@ def _other(turns: list[TurnView], noun: str) -> Resolution:
     focus = _latest(turns, _is_request)
     # Without the other thing found, the request "that" repeats is still what the turn points at.
     alone = Resolution("other", [turns[focus]] if focus is not None else [])
-    if noun in {"one", "ones"}:
+    if noun in {"one", "ones", "1"}:
         inferred = _kind_noun(turns, focus) if focus is not None else None
         if inferred is None:
             return alone
@@ -294,13 +301,15 @@ def references_resolve(
     history: list[TurnView] = (),  # type: ignore[assignment]
     facts: dict[str, str] | None = None,
     participants: set[str] = frozenset(),  # type: ignore[assignment]
+    similar: Similar | None = None,
 ) -> Resolution:
     """What ``query`` points back at. ``turns``: the session's recent turns, oldest first, the
     query itself left out; ``history``: the user's previous session's turns, oldest first;
     ``facts``: current facts, key → value text; ``participants``: lower-case names of the two
-    sides (never "he" or "she" in their own conversation). The rule's referent comes first;
+    sides (never "he" or "she" in their own conversation); ``similar``: how like the query
+    each text is in meaning, for a habit no word of a fact names. The rule's referent comes first;
     after it, the other turns the cue could mean (``reference_candidates.likely``)."""
-    resolution, among, gender = _rule(query, turns, history, facts or {}, participants)
+    resolution, among, gender = _rule(query, turns, history, facts or {}, participants, similar)
     resolution.turns = list({t.key: t for t in resolution.turns}.values())  # once each, in order
     if resolution.kind and resolution.kind != "usual":
         first = bool(re.search(r"\b(first|original|very start|start|initial)\b", query, re.I))
@@ -308,6 +317,13 @@ def references_resolve(
             query, among, resolution.kind, is_request=_is_request, gender=gender,
             taken=[t.key for t in resolution.turns], first=first,
         )  # fmt: skip
+    if resolution.kind != "usual" and USUALLY.search(query):
+        # "tell him to get in the way he normally does": the pronoun's turns, and the standing
+        # facts the habit may be (two), in the referents' room
+        keys = facts_meant(query, turns, facts or {}, similar)[:2]
+        resolution.turns = resolution.turns[: MAX_REFERENT_TURNS - len(keys)]
+        resolution.fact_keys += keys
+        resolution.kind = resolution.kind or ("usual" if keys else None)
     return resolution
 
 
@@ -317,9 +333,10 @@ def _rule(
     history: list[TurnView],
     facts: dict[str, str],
     participants: set[str],
+    similar: Similar | None,
 ) -> tuple[Resolution, list[TurnView], str | None]:
     """The cue's rule: its resolution, the turns its runners-up come from, the pronoun's gender."""
-    if USUAL.search(query) and (keys := facts_meant(query, turns, facts)):
+    if USUAL.search(query) and (keys := facts_meant(query, turns, facts, similar)):
         return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     if LAST_TIME.search(query) and history:
         return _last_time(query, history), history, None
@@ -343,8 +360,6 @@ def _rule(
         if not again.turns and history:  # "the same again", nothing asked yet in this session
             return _last_time(query, history), [*history, *turns], None
         return again, [*history, *turns], None
-    if USUALLY.search(query) and (keys := facts_meant(query, turns, facts)):
-        return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     that = THAT.search(query)
     if (match := pronoun) and named_before(query, match.start(), participants):
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
@@ -363,7 +378,7 @@ def _rule(
     if DEMONSTRATIVE.search(query):
         said = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
-    if THEY.search(query) and not named_before(query, len(query), participants):
+    if (they := THEY.search(query)) and not named_before(query, they.start(), participants):
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None
 

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection
 
 from memory.models import Entity, Session
+from memory.search.cache import query_cache
 from memory.search.hits import Hit
 from memory.search.references import Resolution, TurnView, references_resolve, wants_history
 from memory.validation import participants_of
@@ -54,6 +55,12 @@ def _previous(session: Session) -> list[tuple[object, ...]]:
          session.started_at, HISTORY_TURNS],
     )  # fmt: skip
     return rows[::-1]
+
+
+def _similar(query: str, texts: list[str]) -> list[float]:
+    """The cosine of the query to each text, by the search's embedder (vectors cached)."""
+    vectors = query_cache.get_many([query, *texts])
+    return [float(v @ vectors[0]) for v in vectors[1:]]
 
 
 def _view(row: tuple[object, ...]) -> TurnView:
@@ -101,7 +108,7 @@ def references_find(*, session: Session, query: str, facts: list[Entity]) -> Ref
     history = _previous(session) if wants_history(query) else []
     resolution = references_resolve(
         query, [_view(r) for r in rows], history=[_view(r) for r in history],
-        facts={e.key: e.value_text for e in facts}, participants=lowered,
+        facts={e.key: e.value_text for e in facts}, participants=lowered, similar=_similar,
     )  # fmt: skip
     by_key = {f"{r[1]}:{r[2]}": r for r in rows + history}
     hits = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memory.models import EndUser, Session
 from memory.search import memory_search
-from memory.search.references import TurnView, references_resolve
+from memory.search.references import TurnView, references_resolve, wants_history
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.models import Agent
 
@@ -321,3 +321,53 @@ def test_not_the_other_one_is_no_cue_for_the_other() -> None:
     lines = [("user", "I'd like the red dress altered."), ("assistant", "Certainly, Saturday.")]
     found = references_resolve("the red one, not the other one", _turns(lines))
     assert found.kind != "other"
+
+
+def test_a_habit_brings_the_standing_fact_beside_the_pronouns_turns() -> None:
+    lines = [
+        ("user", "The sweep is coming Friday, is it still Gareth?"),
+        ("assistant", "Yes, Gareth will be with you at 9."),
+    ]
+    facts = {"access_route": "side gate by the bins", "usual_parking": "on the drive", "dog": "Labrador"}  # fmt: skip
+    found = references_resolve("can you tell him to park where he always does", _turns(lines), facts=facts)  # fmt: skip
+    assert found.kind == "pronoun" and found.turns[0].key == "s:1"
+    assert found.fact_keys[0] == "usual_parking"  # the standing fact: its key says "usual"
+
+
+def test_a_habit_no_word_names_is_found_by_meaning_when_a_likeness_is_given() -> None:
+    facts = {"payment_method": "Visa debit ending 3317", "main_domain": "adeprints.com", "plan": "Starter"}  # fmt: skip
+    query = "take it off the one you normally charge"
+    assert references_resolve(query, [], facts=facts).fact_keys == []  # no word names one
+
+    def similar(text: str, texts: list[str]) -> list[float]:
+        return [0.9 if t.startswith("payment") else 0.1 for t in texts]
+
+    assert references_resolve(query, [], facts=facts, similar=similar).fact_keys[0] == "payment_method"  # fmt: skip
+
+
+def test_they_is_resolved_though_the_query_names_someone_after_it() -> None:
+    lines = [
+        ("user", "The committee met last night about the mooring fees."),
+        ("assistant", "They decided to raise fees by 8% but members over 70 are exempt."),
+        ("user", "Is the bar open on Sunday?"),
+        ("assistant", "From noon."),
+    ]
+    found = references_resolve("what did they say about the over-70s? I'll tell Joan", _turns(lines))  # fmt: skip
+    assert found.kind == "pronoun" and "s:2" in [t.key for t in found.turns]
+
+
+def test_where_i_lived_before_is_a_former_state_and_reads_the_last_session() -> None:
+    history = [
+        TurnView("h:1", "user", "I moved to 8 Fenwick Close. The old one was 41 Kingsley Road."),
+        TurnView("h:2", "assistant", "Updated to 8 Fenwick Close."),
+    ]
+    query = "could the parcel have gone to where I lived before?"
+    assert wants_history(query)
+    found = references_resolve(query, _turns([("user", "Hi"), ("assistant", "Hello!")]), history=history)  # fmt: skip
+    assert found.kind == "former" and found.turns[0].key == "h:1"
+
+
+def test_just_normal_classes_is_no_standing_preference() -> None:
+    lines = [("assistant", "Late cancellations lose the credit."), ("user", "ok")]
+    found = references_resolve("does that apply to workshops or just normal classes?", _turns(lines), facts={"regular_class": "Yin, Thursdays"})  # fmt: skip
+    assert found.kind == "that" and found.turns[0].key == "s:1"

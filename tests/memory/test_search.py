@@ -364,3 +364,26 @@ def test_an_erase_leaves_no_query_or_name_of_the_user_in_the_process_caches() ->
     cache.search_cache_forget_user(end_user_id=42)
     assert "what is priya's budget" not in cache.query_cache.items
     assert (1, 42) not in cache._participants_seen and (1, 43) in cache._participants_seen
+
+
+def test_the_query_cache_embeds_only_the_texts_it_lacks_in_one_batch() -> None:
+    from memory.search import cache
+
+    store = cache._QueryCache(size=3)
+    store.items["known"] = cache.np.ones(2)
+    batches: list[list[str]] = []
+
+    class Counting:
+        def embed(self, texts: list[str]) -> object:
+            batches.append(texts)
+            return [cache.np.full(2, float(len(t))) for t in texts]
+
+    original = cache.default_embedder
+    cache.default_embedder = lambda: Counting()  # type: ignore[assignment]
+    try:
+        found = store.get_many(["known", "abc", "abcd", "abc"])
+    finally:
+        cache.default_embedder = original
+    assert batches == [["abc", "abcd"]]  # one batch, each missing text once
+    assert [float(v[0]) for v in found] == [1.0, 3.0, 4.0, 3.0]
+    assert len(store.items) == 3 and "abcd" in store.items  # bounded, the newest kept
