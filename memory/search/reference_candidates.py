@@ -200,6 +200,9 @@ def matching[T: _Turn](query: str, turns: Sequence[T], is_request: Callable[[T],
 
 
 Similar = Callable[[str, list[str]], list[float]]  # the query's likeness to each text, 0..1
+# Facts weighed by meaning at most (each is embedded once, then cached): a user with more has
+# standing preferences the words find first (ADR 0010, "two more blind sets").
+MEANING_FACTS = 50
 
 
 def facts_meant(
@@ -207,8 +210,8 @@ def facts_meant(
 ) -> list[str]:
     """For "the card I normally use" / "the one I always go to": the facts the query or the
     exchange it answers names (by key first, then value), best first, at most three. When no
-    word names any, and ``similar`` is given, the two facts most like the query in meaning
-    ("the one you normally charge": the payment method)."""
+    word names any, ``similar`` is given and the user has at most MEANING_FACTS facts, the two
+    facts most like the query in meaning ("the one you normally charge": the payment method)."""
     said = content(query, _FACT_DROP)
     around = set().union(*(content(t.text, _FACT_DROP) for t in recent[-2:])) if recent else set()
     scored = []
@@ -221,7 +224,7 @@ def facts_meant(
             score += 3  # "where I always sit": usual_seats, though no word of it is said
         if score > 0:
             scored.append((score, key))
-    if not scored and similar is not None and facts:
+    if not scored and similar is not None and 0 < len(facts) <= MEANING_FACTS:
         likeness = similar(query, [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()])  # fmt: skip
         return [key for _, key in sorted(zip(likeness, facts, strict=True), reverse=True)[:2]]
     scored.sort(key=lambda s: -s[0])

@@ -343,6 +343,8 @@ def test_a_habit_no_word_names_is_found_by_meaning_when_a_likeness_is_given() ->
         return [0.9 if t.startswith("payment") else 0.1 for t in texts]
 
     assert references_resolve(query, [], facts=facts, similar=similar).fact_keys[0] == "payment_method"  # fmt: skip
+    many = facts | {f"note_{n}": f"thing {n}" for n in range(60)}  # too many to embed on a call
+    assert references_resolve(query, [], facts=many, similar=similar).fact_keys == []
 
 
 def test_they_is_resolved_though_the_query_names_someone_after_it() -> None:
