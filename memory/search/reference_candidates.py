@@ -179,8 +179,7 @@ def matching[T: _Turn](query: str, turns: Sequence[T], is_request: Callable[[T],
     """The turn the query's own words point at ("the same as we got for plot 4's ensuite"):
     each word it shares counts by how few turns have it (a thing of the kind the query names,
     ``hinted``, counts as one more word); a request, then a user's turn, then the later leads
-    among equals. None
-    when nothing shares a word only two turns or fewer have."""
+    among equals. None when nothing shares a word only two turns or fewer have."""
     wanted = content(query, _MATCH_DROP)
     looks = hinted(query)
     has = [content(t.text) for t in turns]

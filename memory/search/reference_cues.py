@@ -20,8 +20,8 @@ DEMONSTRATIVE = re.compile(r"\b(?:is|does|was|will|would|can|could|did) (?:that|
 # "the vintage wooden one", "the one with the glitter": one of the things offered, described.
 DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b|previous\b|next\b|new\b|old\b|right\b)(?:[a-z-]+ ){1,2}(?:ones?|1)\b|\bthe ones? (?:with|that|which|where|in|on|for|under|over|near|nearest|closest|by|next|at|from|without|behind|beside|facing|overlooking|you|we|i)\b", re.I)  # fmt: skip
 # "that same check", "the same as my feet thing", "the same sort of job as on the last
-# interview", "the same set I had for the party": a thing
-# asked for before, in this session or the last, named by its own words.
+# interview", "the same set I had for the party": a thing asked for before, in this session or
+# the last, named by its own words.
 SAME = re.compile(r"\b(?:that|those|these|this) same\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b", re.I)  # fmt: skip
 # "the bit about a million being tax free", "put that in writing": something said, by its words.
 BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip

@@ -22,9 +22,9 @@ _FEMALE = frozenset(["she", "her", "hers", "sister", "mother", "mom", "mum", "wi
 _MALE = frozenset(["he", "him", "his", "brother", "father", "dad", "husband", "son", "uncle", "grandfather", "nephew", "boyfriend", "man", "mr"])  # fmt: skip
 _TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"])
 _NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "I'd", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
-# "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
 _ARTICLES = frozenset(["the", "my", "our", "your", "his", "her", "their"])
 _INTRODUCING = frozenset(["is", "was", "called", "named", "it's"])  # "the technician is Mike"
+# "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
 _PERSON_VERBS = frozenset(["said", "says", "phoned", "called", "rang", "emailed", "texted", "messaged", "asked", "wants", "wanted", "mentioned", "told", "thinks", "thought", "needs", "needed", "from", "reckons", "suggested", "recommended", "promised", "explained", "left", "dropped", "came", "popped", "will", "can't", "cannot", "won't"])  # fmt: skip
 
 
@@ -33,9 +33,8 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
     ("my sister Kavya", "our recruiter Kenji", "the mechanic Suresh", "our SRE lead Priyanka"):
     a capitalised word after a possessive or article and up to two other words; after a title
     ("Ms Takahashi"); bare before a verb of saying or coming ("Tom phoned"); or after a role
-    and "is" / "called" ("the technician today is Mike"). The gender comes
-    from a kinship word or title before it, else from the first he / she after it in the
-    sentence."""
+    and "is" / "called" ("the technician today is Mike"). The gender comes from a kinship word
+    or title before it, else from the first he / she after it in the sentence."""
     out = []
     for index, turn in enumerate(turns):
         for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
@@ -52,11 +51,9 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
                 introduced = (position > 1 and tokens[position - 1].lower() in _INTRODUCING
                               and any(w.lower() in _ARTICLES for w in tokens[max(0, position - 5) : position - 1]))  # fmt: skip
                 title = bare or introduced or (position > 0 and tokens[position - 1] in _TITLES)
-                if not title and not any(
-                    w in {"my", "our", "your", "the", "his", "her", "their"} for w in before
-                ):
+                if not title and not _ARTICLES & set(before):
                     continue
-                if not title and any(w[0].isupper() and not w.isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in {"my", "our", "the", "your", "his", "her", "their"}):  # fmt: skip
+                if not title and any(w[0].isupper() and not w.isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in _ARTICLES):  # fmt: skip
                     continue  # part of a longer proper noun ("the Hotel Alma"; not "our SRE lead")
                 # A kinship word or title says the gender ("his neighbour, Brenda": not "his").
                 said = set(before) - {"his", "her", "hers", "he", "him", "she"}
