@@ -1,5 +1,6 @@
 """The cues of reference resolution (``references``): the words by which a turn points back,
-and the forms of a request. Patterns only; what each cue resolves to is in ``references``."""
+and the forms of a request. Patterns only (and ``wants_history``, which of them reach the
+previous session); what each cue resolves to is in ``references``."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import re
 
 # "the other card", "the other one", "the other?", "the others", "the remaining one"
 OTHER = re.compile(r"(?<!not the )(?<!not that )\bother (one|ones|1|[a-z]+)\b|\b(?:the|my|our|your) others?\b(?!\s+[a-z])|\bremaining (one|ones|[a-z]+)\b", re.I)  # fmt: skip
-PREVIOUS = re.compile(r"\b(previous|earlier|first|original|(?:my|the|our) old (?:one|ones)|originally|initial|initially|at first|to begin with|(?:second|third) (?:one|option|choice|slot|date|time|quote|offer|suggestion|thing)|one before that|(?:one|option|slot|choice|quote|date|time) before\b|before (?:that|those|these|the \w+ (?:one|thing|option))|(?:offered|suggested|mentioned|said) (?:before|at the (?:very )?start)|very start|go back)\b", re.I)  # fmt: skip
+PREVIOUS = re.compile(r"\b(previous|earlier|first(?! time\b)|original|(?:my|the|our) old (?:one|ones)|originally|initial|initially|at first|to begin with|(?:second|third) (?:one|option|choice|slot|date|time|quote|offer|suggestion|thing)|one before that|(?:one|option|slot|choice|quote|date|time) before\b|before (?:that|those|these|the \w+ (?:one|thing|option))|(?:offered|suggested|mentioned|said) (?:before|at the (?:very )?start)|very start|go back)\b", re.I)  # fmt: skip
 # "my previous teacher", "where I lived before", "the address before Harcourt Road", "what I had originally"
-FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|their|the) old) (?!one|ones|option|options|offer|suggestion|choice|quote|thing|idea|version)[a-z]+|\b(?:where|place|address|house|flat|home|job|school) (?:i|we|he|she|they) (?:lived|was|were|worked|stayed|had|used) before\b|\bthe (?:place|address|house|flat|job|school|number|name) before \w+|\bwhat (?:i|we) (?:had|chose|picked|went with|ordered|asked for) (?:originally|at first|to begin with|first)\b", re.I)  # fmt: skip
+FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|their|the) old) (?!one|ones|option|options|offer|suggestion|choice|quote|thing|idea|version)[a-z]+|\b(?:where|place|address|house|flat|home|job|school) (?:i|we|he|she|they) (?:lived|was|were|worked|stayed|had|used) before\b|\bthe (?:place|address|house|flat|job|school|number|name) before \w+|\bwhat (?:i|we) (?:had|chose|picked|went with|ordered|asked for) (?:originally|at first|to begin with|first)\b|\bmaiden name\b", re.I)  # fmt: skip
 ORDINAL = re.compile(
     r"\b(first|original|originally|initial|initially|start|begin|second|third)\b", re.I
 )
@@ -24,7 +25,7 @@ DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b
 # the last, named by its own words.
 SAME = re.compile(r"\b(?:that|those|these|this) same\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b", re.I)  # fmt: skip
 # "the bit about a million being tax free", "put that in writing": something said, by its words.
-BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip
+BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|have|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip
 AGAIN = re.compile(r"\b(again|once more|one more time|repeat|same thing|another (?:look|go|try|check|search))\b", re.I)  # fmt: skip
 # "What was that code again?", "remind me again…": "again" asks to be reminded, not to repeat.
 REMINDED = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:what|when|where|who|which|how|why|whose|remind)\b|\b(?:what|who|when|where)(?:'s| was| is| did| were)\b", re.I)  # fmt: skip
@@ -40,3 +41,11 @@ NEEDS = re.compile(r"\bi (?:want|need) (?:a|an|the|my|our|some|\d)\b", re.I)
 # "Anything else?" between offers; the words a question (not a request) starts with.
 MORE = frozenset(["else", "other", "another", "more", "next", "alternative", "alternatives", "instead"])  # fmt: skip
 ASKS = frozenset(["do", "does", "did", "is", "are", "was", "were", "what", "when", "where", "who", "whom", "why", "how", "which", "whose"])  # fmt: skip
+
+
+def wants_history(query: str) -> bool:
+    """Whether resolving ``query`` may read the user's previous session: "same as last time",
+    "the same as my Christmas set", "the previous price you gave me", or a request to repeat
+    ("the same again") when this session may hold none."""
+    return bool(LAST_TIME.search(query) or SAME.search(query) or FORMER_THING.search(query)
+                or (AGAIN.search(query) and not REMINDED.search(query)))  # fmt: skip

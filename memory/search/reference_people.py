@@ -65,15 +65,40 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
     return out
 
 
-def named_before(query: str, end: int, participants: set[str]) -> bool:
-    """Whether the query names a person before ``end`` (a capitalised word past its first)."""
+def named_before(
+    query: str,
+    end: int,
+    participants: set[str],
+    things: set[str] = frozenset(),  # type: ignore[assignment]
+) -> bool:
+    """Whether the query names a person before ``end`` (a capitalised word past its first);
+    ``things``: lower-case words the conversation uses for no person ("ring Elm Tree — what
+    did he want?": Elm Tree is a surgery)."""
     for sentence in re.split(r"(?<=[.!?])\s+", query[:end]):
         # A sentence's first word is capitalised anyway; "Don't" is no name, "Melanie's" is.
         words = [re.sub(r"'s$", "", w) for w in WORD.findall(sentence)]
-        if any(w.lower() in participants or (i > 0 and w[0].isupper() and not w.isupper()
-               and "'" not in w and w not in _NOT_NAMES) for i, w in enumerate(words)):  # fmt: skip
+        if any(_participant(w, participants) or (i > 0 and w[0].isupper() and not w.isupper()
+               and "'" not in w and w not in _NOT_NAMES and w.lower() not in things)
+               for i, w in enumerate(words)):  # fmt: skip
             return True
     return False
+
+
+def _participant(word: str, participants: set[str]) -> bool:
+    """One of the two sides, by name or its short form ("Mel" for Melanie)."""
+    lowered = word.lower()
+    return lowered in participants or (
+        len(lowered) >= 3 and any(p.startswith(lowered) for p in participants)
+    )
+
+
+def things(turns: Sequence[_Turn], participants: set[str]) -> set[str]:
+    """The capitalised words the conversation uses past a sentence's start that name no person
+    in it (places, shops, products), lower-case."""
+    said = {w.lower() for turn in turns for sentence in re.split(r"(?<=[.!?])\s+", turn.text)
+            for w in WORD.findall(sentence)[1:] if w[0].isupper() and not w.isupper()}  # fmt: skip
+    persons = {name.lower() for _, name, _ in people(turns, participants)}
+    return {w for w in said - persons if not _participant(w, participants)}
 
 
 def named_in(query: str, start: int) -> set[str]:

@@ -63,7 +63,7 @@ from memory.search.reference_cues import (
     USUAL,
     USUALLY,
 )
-from memory.search.reference_people import gender_of, named_before, named_in, people
+from memory.search.reference_people import gender_of, named_before, named_in, people, things
 
 WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
 _STOP = frozenset(["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "into", "over", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "done", "doing", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "there", "here", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "please", "just", "also", "so", "then", "than", "too", "very", "really", "okay", "ok", "hmm", "um", "well", "now", "again", "same", "other", "one", "ones", "previous", "earlier", "first", "last", "before", "after", "like", "as", "time", "thing", "things", "once", "more", "let", "let's", "lets", "go", "going", "want", "wanted", "tell", "told", "say", "said", "remind", "me", "mentioned", "actually", "prefer", "anything", "something", "situation", "around", "available", "needs", "need"])  # fmt: skip
@@ -119,10 +119,12 @@ def _is_request(turn: TurnView) -> bool:
     if body and (body[0] in _ACTION_VERBS or any(w in _ACTION_VERBS for w in words[:4])):
         return True
     # A sentence that asks, and says for what ("please do" / "yes please" only accept); "I need
-    # a copy of our January invoice…" asks, "I need a coffee first" does not.
-    return any((ASKS_FOR.search(sentence) and len(_content(sentence)) >= 2)
-               or (NEEDS.search(sentence) and len(_content(sentence)) >= 5)
-               for sentence in re.split(r"(?<=[.!?])\s+", turn.text))  # fmt: skip
+    # a copy of our January invoice…" asks, "I need a coffee first" does not, nor does a
+    # question ("Will do. Do I need to do anything about the crossing?").
+    return any(((ASKS_FOR.search(sentence) and len(_content(sentence)) >= 2)
+                or (NEEDS.search(sentence) and len(_content(sentence)) >= 5))
+               and _words(sentence)[0] not in ASKS
+               for sentence in re.split(r"(?<=[.!?])\s+", turn.text) if _words(sentence))  # fmt: skip
 
 
 def _with_neighbour(turns: list[TurnView], index: int) -> list[TurnView]:
@@ -313,10 +315,13 @@ def references_resolve(
     resolution.turns = list({t.key: t for t in resolution.turns}.values())  # once each, in order
     if resolution.kind and resolution.kind != "usual":
         first = bool(re.search(r"\b(first|original|very start|start|initial)\b", query, re.I))
-        resolution.turns += likely(
+        runners = likely(
             query, among, resolution.kind, is_request=_is_request, gender=gender,
             taken=[t.key for t in resolution.turns], first=first,
         )  # fmt: skip
+        if resolution.kind in ("last_time", "same"):
+            runners = _as_exchanges(runners, among, len(resolution.turns))
+        resolution.turns += runners
     if resolution.kind != "usual" and USUALLY.search(query):
         # "tell him to get in the way he normally does": the pronoun's turns, and the standing
         # facts the habit may be (two), in the referents' room
@@ -325,6 +330,17 @@ def references_resolve(
         resolution.fact_keys += keys
         resolution.kind = resolution.kind or ("usual" if keys else None)
     return resolution
+
+
+def _as_exchanges(runners: list[TurnView], among: list[TurnView], taken: int) -> list[TurnView]:
+    """Each runner-up with the other half of its exchange (what was asked, what was done), in
+    the room the rule's referents left: "same as last time" means an exchange."""
+    place, out = {t.key: i for i, t in enumerate(among)}, dict[str, TurnView]()
+    for turn in runners:
+        for half in _with_neighbour(among, place[turn.key]):
+            if half.key.split(":")[0] == turn.key.split(":")[0] and len(out) < MAX_REFERENT_TURNS - taken:  # fmt: skip
+                out.setdefault(half.key, half)
+    return list(out.values())
 
 
 def _rule(
@@ -361,7 +377,7 @@ def _rule(
             return _last_time(query, history), [*history, *turns], None
         return again, [*history, *turns], None
     that = THAT.search(query)
-    if (match := pronoun) and named_before(query, match.start(), participants):
+    if (match := pronoun) and named_before(query, match.start(), participants, things(turns, participants)):  # fmt: skip
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
     if match and (not that or match.start() < that.start()):  # the cue said first leads
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
@@ -378,14 +394,6 @@ def _rule(
     if DEMONSTRATIVE.search(query):
         said = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
-    if (they := THEY.search(query)) and not named_before(query, they.start(), participants):
+    if (they := THEY.search(query)) and not named_before(query, they.start(), participants, things(turns, participants)):  # fmt: skip
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None
-
-
-def wants_history(query: str) -> bool:
-    """Whether resolving ``query`` may read the user's previous session: "same as last time",
-    "the same as my Christmas set", "the previous price you gave me", or a request to repeat
-    ("the same again") when this session may hold none."""
-    return bool(LAST_TIME.search(query) or SAME.search(query) or FORMER_THING.search(query)
-                or (AGAIN.search(query) and not REMINDED.search(query)))  # fmt: skip

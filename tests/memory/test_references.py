@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from memory.models import EndUser, Session
 from memory.search import memory_search
-from memory.search.references import TurnView, references_resolve, wants_history
+from memory.search.reference_cues import wants_history
+from memory.search.references import TurnView, references_resolve
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.models import Agent
 
@@ -373,3 +374,70 @@ def test_just_normal_classes_is_no_standing_preference() -> None:
     lines = [("assistant", "Late cancellations lose the credit."), ("user", "ok")]
     found = references_resolve("does that apply to workshops or just normal classes?", _turns(lines), facts={"regular_class": "Yin, Thursdays"})  # fmt: skip
     assert found.kind == "that" and found.turns[0].key == "s:1"
+
+
+def test_same_as_last_time_brings_each_runner_up_with_what_was_done() -> None:
+    history = [
+        TurnView("h:1", "user", "Can you set up a standing order of 40 pounds to my niece?"),
+        TurnView("h:2", "assistant", "Done: 40 pounds on the 1st of each month to her account."),
+        TurnView("h:3", "user", "Please order a new debit card too, mine is cracked."),
+        TurnView("h:4", "assistant", "Ordered, it will arrive in five days."),
+        TurnView("h:5", "user", "And could you switch my statements to paper?"),
+        TurnView("h:6", "assistant", "Switched: paper statements from next month."),
+        TurnView("h:7", "user", "Please raise my overdraft limit to 500 pounds."),
+        TurnView("h:8", "assistant", "Raised: your overdraft limit is now 500 pounds."),
+        TurnView("h:9", "user", "Can you send me a copy of my March statement?"),
+        TurnView("h:10", "assistant", "Sent to your email just now."),
+    ]
+    found = references_resolve("same as last time please, but for my nephew", [], history=history)
+    keys = [t.key for t in found.turns]
+    assert found.kind == "last_time" and len(keys) <= 6
+    for request, answer in (("h:1", "h:2"), ("h:3", "h:4"), ("h:5", "h:6"), ("h:7", "h:8")):
+        assert (request in keys) == (answer in keys)  # whole exchanges, never half of one
+
+
+def test_a_question_after_a_nod_is_no_request_to_repeat() -> None:
+    lines = [
+        ("user", "Can you book the blue van for Saturday, 8 till 2?"),
+        ("assistant", "Booked: the blue van, Saturday 8am to 2pm."),
+        ("user", "Will do. Do I need to bring my licence?"),
+        ("assistant", "Yes, the photocard."),
+    ]
+    assert _keys("can you do that again for Sunday?", lines)[0] == "s:1"
+
+
+def test_his_first_time_is_no_ordinal() -> None:
+    lines = [
+        ("user", "Can you book me a donation slot at the town hall on the 22nd?"),
+        ("assistant", "Booked: 22nd at 3:30pm, town hall."),
+    ]
+    found = references_resolve("can you do that again for my brother Tariq? it's his first time", _turns(lines))  # fmt: skip
+    assert found.kind == "again" and found.turns[0].key == "s:1"
+
+
+def test_a_place_the_conversation_named_does_not_hide_a_pronoun() -> None:
+    lines = [
+        ("user", "Who called me from your team yesterday?"),
+        ("assistant", "That was Dr Adams. He said to ask Elm Tree surgery for a repeat iron test."),
+        ("user", "Is the clinic open at weekends?"),
+        ("assistant", "Saturdays until noon."),
+    ]
+    found = references_resolve("I'll ring Elm Tree tomorrow, what did he want me to ask?", _turns(lines))  # fmt: skip
+    assert found.kind == "pronoun" and "s:2" in [t.key for t in found.turns]
+    # a short form of one of the two sides still names them: "Mel and her kids" is Melanie's
+    assert references_resolve("What did Mel and her kids make?", _turns(lines), participants={"melanie"}).kind is None  # fmt: skip
+
+
+def test_in_writing_and_a_maiden_name_are_cues() -> None:
+    lines = [
+        ("user", "My surname is Reid at the moment, I'm getting married in May."),
+        ("assistant", "Congratulations! Tell us the new name when it changes."),
+        ("user", "Will do."),
+        (
+            "assistant",
+            "I've refunded the £32 idle fee and waived them at that charger for a month.",
+        ),
+    ]
+    assert references_resolve("Can I have that in writing please?", _turns(lines)).kind == "that"
+    found = references_resolve("do the visits under my maiden name still count?", _turns(lines))
+    assert found.kind == "former" and found.turns[0].key == "s:1"
