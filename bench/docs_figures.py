@@ -241,7 +241,8 @@ def _anaphora_table() -> str:
             ("fresh_d (20 domains; blind for two runs, tuned on since)", "anaphora-fresh_d", "fresh_d"),
             ("fresh_e (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_e", "fresh_e"),
             ("fresh_f (20 domains; blind for two runs, tuned on since)", "anaphora-fresh_f", "fresh_f"),
-            ("**fresh_g (20 domains; never read)**", "anaphora-fresh_g", "fresh_g")]  # fmt: skip
+            ("fresh_g (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_g", "fresh_g"),
+            ("**fresh_h (20 domains; never read)**", "anaphora-fresh_h", "fresh_h")]  # fmt: skip
     lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for label, name, split in sets:
@@ -253,10 +254,10 @@ def _anaphora_table() -> str:
 
 def _anaphora_kinds() -> str:
     """The never-read set by kind of reference."""
-    recall = results("anaphora-fresh_g")["recall"]
+    recall = results("anaphora-fresh_h")["recall"]
     lines = ["| kind | probes | Handover | search | recent turns |", "|---|---|---|---|---|"]
     for kind, row in recall.items():
-        if kind not in {"all", "fresh_g"}:
+        if kind not in {"all", "fresh_h"}:
             lines.append(f"| {kind} | {row['probes']} | {row['handover']:.3f} | {row['search']:.3f} | {row['recent']:.3f} |")  # fmt: skip
     return "\n".join(lines)
 
