@@ -242,7 +242,8 @@ def _anaphora_table() -> str:
             ("fresh_e (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_e", "fresh_e"),
             ("fresh_f (20 domains; blind for two runs, tuned on since)", "anaphora-fresh_f", "fresh_f"),
             ("fresh_g (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_g", "fresh_g"),
-            ("**fresh_h (20 domains; never read)**", "anaphora-fresh_h", "fresh_h")]  # fmt: skip
+            ("**fresh_h (20 domains; never read)**", "anaphora-fresh_h", "fresh_h"),
+            ("**fresh_i (20 domains; never read; referents nearer)**", "anaphora-fresh_i", "fresh_i")]  # fmt: skip
     lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for label, name, split in sets:
