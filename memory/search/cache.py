@@ -30,20 +30,15 @@ class _QueryCache:
             self.items.clear()
 
     def get(self, text: str) -> np.ndarray:
-        with self.lock:
-            if text in self.items:
-                self.items.move_to_end(text)
-                return self.items[text]
-        vector = default_embedder().embed([text])[0]
-        with self.lock:
-            self.items[text] = vector
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return vector
+        return self.get_many([text])[0]
 
     def get_many(self, texts: list[str]) -> list[np.ndarray]:
-        """``get`` for several texts, the uncached ones embedded in one batch."""
+        """The vectors of ``texts``, in order: the cached ones refreshed as recently used, the
+        others embedded in one batch."""
         with self.lock:
+            for text in texts:
+                if text in self.items:
+                    self.items.move_to_end(text)
             missing = list(dict.fromkeys(t for t in texts if t not in self.items))
         fresh = dict(zip(missing, default_embedder().embed(missing), strict=True)) if missing else {}  # fmt: skip
         with self.lock:

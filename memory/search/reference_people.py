@@ -65,23 +65,28 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
     return out
 
 
-def named_before(
-    query: str,
-    end: int,
-    participants: set[str],
-    things: set[str] = frozenset(),  # type: ignore[assignment]
-) -> bool:
-    """Whether the query names a person before ``end`` (a capitalised word past its first);
-    ``things``: lower-case words the conversation uses for no person ("ring Elm Tree — what
-    did he want?": Elm Tree is a surgery)."""
+def named_before(query: str, end: int, participants: set[str], turns: Sequence[_Turn] = ()) -> bool:
+    """Whether the query names a person before ``end``: one of the two sides, or a capitalised
+    word past a sentence's first that ``turns`` (the conversation) does not use for something
+    other than a person ("ring Elm Tree — what did he want?": Elm Tree is a surgery). The
+    conversation is read only when the query has such a word."""
+    said = set()
     for sentence in re.split(r"(?<=[.!?])\s+", query[:end]):
         # A sentence's first word is capitalised anyway; "Don't" is no name, "Melanie's" is.
-        words = [re.sub(r"'s$", "", w) for w in WORD.findall(sentence)]
-        if any(_participant(w, participants) or (i > 0 and w[0].isupper() and not w.isupper()
-               and "'" not in w and w not in _NOT_NAMES and w.lower() not in things)
-               for i, w in enumerate(words)):  # fmt: skip
-            return True
-    return False
+        for i, w in enumerate(re.sub(r"'s$", "", w) for w in WORD.findall(sentence)):
+            if _participant(w, participants):
+                return True
+            if (
+                i > 0
+                and w[0].isupper()
+                and not w.isupper()
+                and "'" not in w
+                and w not in _NOT_NAMES
+            ):
+                said.add(w.lower())
+    if not said or not turns:
+        return bool(said)
+    return bool(said - _things(turns, participants))
 
 
 def _participant(word: str, participants: set[str]) -> bool:
@@ -92,7 +97,7 @@ def _participant(word: str, participants: set[str]) -> bool:
     )
 
 
-def things(turns: Sequence[_Turn], participants: set[str]) -> set[str]:
+def _things(turns: Sequence[_Turn], participants: set[str]) -> set[str]:
     """The capitalised words the conversation uses past a sentence's start that name no person
     in it (places, shops, products), lower-case."""
     said = {w.lower() for turn in turns for sentence in re.split(r"(?<=[.!?])\s+", turn.text)

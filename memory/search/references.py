@@ -63,7 +63,7 @@ from memory.search.reference_cues import (
     USUAL,
     USUALLY,
 )
-from memory.search.reference_people import gender_of, named_before, named_in, people, things
+from memory.search.reference_people import gender_of, named_before, named_in, people
 
 WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
 _STOP = frozenset(["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "into", "over", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "done", "doing", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "there", "here", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "please", "just", "also", "so", "then", "than", "too", "very", "really", "okay", "ok", "hmm", "um", "well", "now", "again", "same", "other", "one", "ones", "previous", "earlier", "first", "last", "before", "after", "like", "as", "time", "thing", "things", "once", "more", "let", "let's", "lets", "go", "going", "want", "wanted", "tell", "told", "say", "said", "remind", "me", "mentioned", "actually", "prefer", "anything", "something", "situation", "around", "available", "needs", "need"])  # fmt: skip
@@ -118,20 +118,22 @@ def _is_request(turn: TurnView) -> bool:
     body = [w for w in words if w not in {"please", "can", "could", "would", "you", "kindly", "now", "ok", "okay", "and", "hi", "hello", "hey"}]  # fmt: skip
     if body and (body[0] in _ACTION_VERBS or any(w in _ACTION_VERBS for w in words[:4])):
         return True
-    # A sentence that asks, and says for what ("please do" / "yes please" only accept); "I need
-    # a copy of our January invoice…" asks, "I need a coffee first" does not, nor does a
-    # question ("Will do. Do I need to do anything about the crossing?").
-    return any(((ASKS_FOR.search(sentence) and len(_content(sentence)) >= 2)
-                or (NEEDS.search(sentence) and len(_content(sentence)) >= 5))
-               and _words(sentence)[0] not in ASKS
-               for sentence in re.split(r"(?<=[.!?])\s+", turn.text) if _words(sentence))  # fmt: skip
+    # A sentence that asks, says for what ("yes please" only accepts; "I need a coffee first"
+    # asks nothing) and is no question ("Will do. Do I need to bring anything?").
+    for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
+        said = _words(sentence)
+        if said and said[0] not in ASKS and ((ASKS_FOR.search(sentence) and len(_content(sentence)) >= 2)
+                                             or (NEEDS.search(sentence) and len(_content(sentence)) >= 5)):  # fmt: skip
+            return True
+    return False
 
 
 def _with_neighbour(turns: list[TurnView], index: int) -> list[TurnView]:
-    """The turn and the other half of its exchange: a user turn's answer, an answer's question."""
-    out = [turns[index]]
-    other = index + 1 if turns[index].role == "user" else index - 1
-    if 0 <= other < len(turns) and turns[other].role != turns[index].role:
+    """The turn and the other half of its exchange: a user turn's answer, an answer's question,
+    in the same session (``turns`` may hold two; a key is ``session:seq``)."""
+    out, turn = [turns[index]], turns[index]
+    other = index + 1 if turn.role == "user" else index - 1
+    if 0 <= other < len(turns) and turns[other].role != turn.role and turns[other].key.split(":")[0] == turn.key.split(":")[0]:  # fmt: skip
         out.append(turns[other])
     return out
 
@@ -288,11 +290,10 @@ def _last_time(query: str, history: list[TurnView]) -> Resolution:
 def _same(query: str, turns: list[TurnView], history: list[TurnView]) -> Resolution | None:
     """ "That same check", "the same as my Christmas set": the turn, in this session or the last,
     the query's own words name; None when they name none."""
-    chosen = matching(query, [*history, *turns], _is_request)
-    if chosen is None:
+    pool = [*history, *turns]
+    if (chosen := matching(query, pool, _is_request)) is None:
         return None
-    found = (_with_neighbour(history, chosen) if chosen < len(history)
-             else _with_neighbour(turns, chosen - len(history)))  # fmt: skip
+    found = _with_neighbour(pool, chosen)
     return Resolution("same", found, words=sorted(_content(found[0].text))[:12])
 
 
@@ -338,7 +339,7 @@ def _as_exchanges(runners: list[TurnView], among: list[TurnView], taken: int) ->
     place, out = {t.key: i for i, t in enumerate(among)}, dict[str, TurnView]()
     for turn in runners:
         for half in _with_neighbour(among, place[turn.key]):
-            if half.key.split(":")[0] == turn.key.split(":")[0] and len(out) < MAX_REFERENT_TURNS - taken:  # fmt: skip
+            if len(out) < MAX_REFERENT_TURNS - taken:
                 out.setdefault(half.key, half)
     return list(out.values())
 
@@ -377,7 +378,7 @@ def _rule(
             return _last_time(query, history), [*history, *turns], None
         return again, [*history, *turns], None
     that = THAT.search(query)
-    if (match := pronoun) and named_before(query, match.start(), participants, things(turns, participants)):  # fmt: skip
+    if (match := pronoun) and named_before(query, match.start(), participants, turns):
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
     if match and (not that or match.start() < that.start()):  # the cue said first leads
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
@@ -394,6 +395,6 @@ def _rule(
     if DEMONSTRATIVE.search(query):
         said = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
-    if (they := THEY.search(query)) and not named_before(query, they.start(), participants, things(turns, participants)):  # fmt: skip
+    if (they := THEY.search(query)) and not named_before(query, they.start(), participants, turns):
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None
