@@ -43,15 +43,12 @@ from memory.search.reference_candidates import (
 )
 from memory.search.reference_cues import (
     AGAIN,
-    ASKS,
-    ASKS_FOR,
     BIT,
     DEMONSTRATIVE,
     DESCRIBED,
     FORMER_THING,
     LAST_TIME,
     MORE,
-    NEEDS,
     ORDINAL,
     OTHER,
     PREVIOUS,
@@ -64,19 +61,18 @@ from memory.search.reference_cues import (
     USUALLY,
 )
 from memory.search.reference_people import gender_of, named_before, named_in, people
-
-WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.:]*")
-_STOP = frozenset(["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by", "into", "over", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "done", "doing", "what", "when", "where", "who", "whom", "which", "why", "how", "have", "has", "had", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "there", "here", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "please", "just", "also", "so", "then", "than", "too", "very", "really", "okay", "ok", "hmm", "um", "well", "now", "again", "same", "other", "one", "ones", "previous", "earlier", "first", "last", "before", "after", "like", "as", "time", "thing", "things", "once", "more", "let", "let's", "lets", "go", "going", "want", "wanted", "tell", "told", "say", "said", "remind", "me", "mentioned", "actually", "prefer", "anything", "something", "situation", "around", "available", "needs", "need"])  # fmt: skip
-_ACTION_VERBS = frozenset(["add", "book", "buy", "cancel", "change", "move", "transfer", "pay", "send", "ship", "schedule", "set", "scale", "request", "ask", "order", "renew", "update", "upgrade", "reserve", "arrange", "email", "call", "file", "submit", "apply", "deploy", "restart", "raise", "lower", "increase", "reduce", "extend", "swap", "switch", "sell", "open", "close", "block", "unblock", "top", "refill", "check", "run", "test", "freeze", "pause", "downgrade", "push", "put", "enter", "calculate", "work", "find", "look", "try", "get", "give", "register", "print", "copy", "resend", "reset", "remove", "delete", "replace", "fix", "repair", "install", "quote", "claim", "return", "refund", "hold", "keep", "log", "report", "confirm", "compare", "issue", "drop", "bring", "make"])  # fmt: skip
-
-
-@dataclass(frozen=True)
-class TurnView:
-    """A turn as resolution reads it; ``key`` names it for the caller (``session:seq``)."""
-
-    key: str
-    role: str
-    text: str
+from memory.search.reference_turns import (
+    STOP,
+    TurnView,
+    is_request,
+    keywords,
+    latest,
+    mentions,
+    singular,
+    substantive,
+    tokens,
+    with_neighbour,
+)
 
 
 @dataclass
@@ -87,77 +83,19 @@ class Resolution:
     words: list[str] = field(default_factory=list)  # what to add to the query for search
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in WORD.findall(text)]
-
-
-def _content(text: str) -> set[str]:
-    return {w for w in _words(text) if w not in _STOP and len(w) > 1}
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-def _names(turn: TurnView, noun: str) -> bool:
-    stem = _stem(noun.lower())
-    return any(_stem(w) == stem for w in _words(turn.text))
-
-
-def _substantive(turn: TurnView) -> bool:
-    return len(_content(turn.text)) >= 3
-
-
-def _is_request(turn: TurnView) -> bool:
-    """A user turn asking for something to be done (not a question about something)."""
-    if turn.role != "user":
-        return False
-    words = _words(turn.text)
-    if words and words[0] in ASKS:
-        return False  # "Do you ship to Canada?" asks about shipping; it asks for nothing
-    body = [w for w in words if w not in {"please", "can", "could", "would", "you", "kindly", "now", "ok", "okay", "and", "hi", "hello", "hey"}]  # fmt: skip
-    if body and (body[0] in _ACTION_VERBS or any(w in _ACTION_VERBS for w in words[:4])):
-        return True
-    # A sentence that asks, says for what ("yes please" only accepts; "I need a coffee first"
-    # asks nothing) and is no question ("Will do. Do I need to bring anything?").
-    for sentence in re.split(r"(?<=[.!?])\s+", turn.text):
-        said = _words(sentence)
-        if said and said[0] not in ASKS and ((ASKS_FOR.search(sentence) and len(_content(sentence)) >= 2)
-                                             or (NEEDS.search(sentence) and len(_content(sentence)) >= 5)):  # fmt: skip
-            return True
-    return False
-
-
-def _with_neighbour(turns: list[TurnView], index: int) -> list[TurnView]:
-    """The turn and the other half of its exchange: a user turn's answer, an answer's question,
-    in the same session (``turns`` may hold two; a key is ``session:seq``)."""
-    out, turn = [turns[index]], turns[index]
-    other = index + 1 if turn.role == "user" else index - 1
-    if 0 <= other < len(turns) and turns[other].role != turn.role and turns[other].key.split(":")[0] == turn.key.split(":")[0]:  # fmt: skip
-        out.append(turns[other])
-    return out
-
-
-def _latest(turns: list[TurnView], test: object) -> int | None:
-    for index in range(len(turns) - 1, -1, -1):
-        if test(turns[index]):  # type: ignore[operator]
-            return index
-    return None
-
-
 def _kind_noun(turns: list[TurnView], focus: int) -> str | None:
     """For "the other one": the word of the focus turn that the most other turns also name (the
     kind of thing there are several of)."""
     counts: dict[str, int] = {}
-    for word in _content(turns[focus].text):
+    for word in keywords(turns[focus].text):
         if word.isalpha():
-            counts[word] = sum(1 for t in turns[:focus] if _names(t, word))
+            counts[word] = sum(1 for t in turns[:focus] if mentions(t, word))
     best = max(counts.items(), key=lambda kv: (kv[1], len(kv[0])), default=None)
     return best[0] if best and best[1] >= 2 else None
 
 
 def _other(turns: list[TurnView], noun: str) -> Resolution:
-    focus = _latest(turns, _is_request)
+    focus = latest(turns, is_request)
     # Without the other thing found, the request "that" repeats is still what the turn points at.
     alone = Resolution("other", [turns[focus]] if focus is not None else [])
     if noun in {"one", "ones", "1"}:
@@ -165,22 +103,22 @@ def _other(turns: list[TurnView], noun: str) -> Resolution:
         if inferred is None:
             return alone
         noun = inferred
-    naming = [i for i, t in enumerate(turns) if _names(t, noun)]
+    naming = [i for i, t in enumerate(turns) if mentions(t, noun)]
     if not naming:
         return alone
     this = focus if focus is not None and focus in naming else naming[-1]
-    mine = _content(turns[this].text) - {noun, _stem(noun)}
+    mine = keywords(turns[this].text) - {noun, singular(noun)}
     candidates = [i for i in naming if i != this and turns[i].role == "user"] or [
         i for i in naming if i != this
     ]
     if not candidates:
         return alone
     # "The other" shares least with "this" one; among equals, the later.
-    other = min(candidates, key=lambda i: (len(_content(turns[i].text) & mine), -i))
-    found = _with_neighbour(turns, other)
+    other = min(candidates, key=lambda i: (len(keywords(turns[i].text) & mine), -i))
+    found = with_neighbour(turns, other)
     if focus is not None:
         found = [turns[focus], *found]
-    words = sorted(_content(turns[other].text))[:12]
+    words = sorted(keywords(turns[other].text))[:12]
     return Resolution("other", found, words=words)
 
 
@@ -188,18 +126,18 @@ def _offers(turns: list[TurnView]) -> list[int]:
     """The latest series of things offered: assistant turns that offer (a suggestion, a price, a
     time, a number). Offered one at a time, they are separated only by short user turns asking
     for another ("anything else?"); else, each within four turns of the next (questions between)."""
-    offering = [i for i, t in enumerate(turns) if t.role == "assistant" and _substantive(t)
+    offering = [i for i, t in enumerate(turns) if t.role == "assistant" and substantive(t)
                 and (OFFER.search(t.text) or re.search(r"\d", t.text))]  # fmt: skip
     if not offering:
-        last = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
+        last = latest(turns, lambda t: t.role == "assistant" and substantive(t))
         return [] if last is None else [last]
     asked = [offering[-1]]
     index = offering[-1] - 1
     while index >= 0:
         turn = turns[index]
-        if turn.role == "user" and len(_words(turn.text)) <= 6 and set(_words(turn.text)) & MORE:
+        if turn.role == "user" and len(tokens(turn.text)) <= 6 and set(tokens(turn.text)) & MORE:
             index -= 1
-        elif turn.role == "assistant" and _substantive(turn):
+        elif turn.role == "assistant" and substantive(turn):
             asked.insert(0, index)
             index -= 1
         else:
@@ -224,26 +162,26 @@ def _previous(turns: list[TurnView], cue: str) -> Resolution:
     else:
         chosen = series[-2] if len(series) > 1 else series[0]
     return Resolution(
-        "previous", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12]
+        "previous", with_neighbour(turns, chosen), words=sorted(keywords(turns[chosen].text))[:12]
     )
 
 
 def _that(turns: list[TurnView], noun: str) -> Resolution:
-    naming = [i for i, t in enumerate(turns) if _names(t, noun)]
+    naming = [i for i, t in enumerate(turns) if mentions(t, noun)]
     if not naming:
         return Resolution("that")
     # The latest turn that says something about it (a user's, when the assistant only echoed it).
     users = [i for i in naming if turns[i].role == "user"]
     chosen = users[-1] if users and naming[-1] - users[-1] <= 1 else naming[-1]
-    return Resolution("that", _with_neighbour(turns, chosen), words=[noun])
+    return Resolution("that", with_neighbour(turns, chosen), words=[noun])
 
 
 def _again(turns: list[TurnView]) -> Resolution:
-    chosen = _latest(turns, _is_request)
+    chosen = latest(turns, is_request)
     if chosen is None:
         return Resolution("again")
     return Resolution(
-        "again", _with_neighbour(turns, chosen), words=sorted(_content(turns[chosen].text))[:12]
+        "again", with_neighbour(turns, chosen), words=sorted(keywords(turns[chosen].text))[:12]
     )
 
 
@@ -266,24 +204,24 @@ def _pronoun(
     name = (exact or unknown)[-1][1]
     indexes = sorted({i for i, n, _ in found if n == name}, reverse=True)[:2]
     return Resolution(
-        "pronoun", [t for i in indexes for t in _with_neighbour(turns, i)], words=[name]
+        "pronoun", [t for i in indexes for t in with_neighbour(turns, i)], words=[name]
     )
 
 
 def _last_time(query: str, history: list[TurnView]) -> Resolution:
     """The request of the previous session the query names by its words ("same as last time
     for the basement flat"), else its latest request."""
-    chosen = matching(query, history, _is_request)
+    chosen = matching(query, history, is_request)
     if chosen is None:
-        chosen = _latest(history, _is_request)
+        chosen = latest(history, is_request)
     if chosen is None:
-        chosen = _latest(history, lambda t: t.role == "user" and _substantive(t))
+        chosen = latest(history, lambda t: t.role == "user" and substantive(t))
     if chosen is None:
         return Resolution("last_time")
     return Resolution(
         "last_time",
-        _with_neighbour(history, chosen),
-        words=sorted(_content(history[chosen].text))[:12],
+        with_neighbour(history, chosen),
+        words=sorted(keywords(history[chosen].text))[:12],
     )
 
 
@@ -291,10 +229,10 @@ def _same(query: str, turns: list[TurnView], history: list[TurnView]) -> Resolut
     """ "That same check", "the same as my Christmas set": the turn, in this session or the last,
     the query's own words name; None when they name none."""
     pool = [*history, *turns]
-    if (chosen := matching(query, pool, _is_request)) is None:
+    if (chosen := matching(query, pool, is_request)) is None:
         return None
-    found = _with_neighbour(pool, chosen)
-    return Resolution("same", found, words=sorted(_content(found[0].text))[:12])
+    found = with_neighbour(pool, chosen)
+    return Resolution("same", found, words=sorted(keywords(found[0].text))[:12])
 
 
 def references_resolve(
@@ -317,7 +255,7 @@ def references_resolve(
     if resolution.kind and resolution.kind != "usual":
         first = bool(re.search(r"\b(first|original|very start|start|initial)\b", query, re.I))
         runners = likely(
-            query, among, resolution.kind, is_request=_is_request, gender=gender,
+            query, among, resolution.kind, is_request=is_request, gender=gender,
             taken=[t.key for t in resolution.turns], first=first,
         )  # fmt: skip
         if resolution.kind in ("last_time", "same"):
@@ -338,7 +276,7 @@ def _as_exchanges(runners: list[TurnView], among: list[TurnView], taken: int) ->
     the room the rule's referents left: "same as last time" means an exchange."""
     place, out = {t.key: i for i, t in enumerate(among)}, dict[str, TurnView]()
     for turn in runners:
-        for half in _with_neighbour(among, place[turn.key]):
+        for half in with_neighbour(among, place[turn.key]):
             if len(out) < MAX_REFERENT_TURNS - taken:
                 out.setdefault(half.key, half)
     return list(out.values())
@@ -382,7 +320,7 @@ def _rule(
         match = None  # "What has Melanie done with her family?": "her" is Melanie, named here
     if match and (not that or match.start() < that.start()):  # the cue said first leads
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
-    if that and that.group(1).lower() not in _STOP:
+    if that and that.group(1).lower() not in STOP:
         return _that(turns, that.group(1).lower()), turns, None
     if match:
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
@@ -393,7 +331,7 @@ def _rule(
     if DESCRIBED.search(query):
         return Resolution("one"), turns, None
     if DEMONSTRATIVE.search(query):
-        said = _latest(turns, lambda t: t.role == "assistant" and _substantive(t))
+        said = latest(turns, lambda t: t.role == "assistant" and substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
     if (they := THEY.search(query)) and not named_before(query, they.start(), participants, turns):
         return _pronoun(turns, "they", participants), turns, "they"

@@ -14,7 +14,8 @@ from memory.models import Entity, Session
 from memory.search.cache import query_cache
 from memory.search.hits import Hit
 from memory.search.reference_cues import wants_history
-from memory.search.references import Resolution, TurnView, references_resolve
+from memory.search.reference_turns import TurnView
+from memory.search.references import Resolution, references_resolve
 from memory.validation import participants_of
 
 RECENT_TURNS = 60  # ≈ 30 exchanges: what "the other one" or "that" can reach back to
