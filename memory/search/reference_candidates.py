@@ -33,7 +33,7 @@ _IDENTIFIER = re.compile(r"\b(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,}\b|\d[\d ]{4,}
 # Names and numbers not at a sentence's start: a turn with two of them introduces specific things.
 _SPECIFIC = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+|\d+")
 _SAME = {"invoice": "bill", "billing": "bill", "invoic": "bill"}
-_DONE = re.compile(r"\b(i'?ve|i have|we'?ve|done|booked|sent|added|removed|reinstalled|changed|fixed|updated|set up|arranged|cancelled|ordered|applied)\b", re.I)  # fmt: skip
+DONE = re.compile(r"\b(here'?s the|here is the|i'?ve|i have|we'?ve|done|booked|sent|added|removed|reinstalled|changed|fixed|updated|set up|arranged|cancelled|ordered|applied)\b", re.I)  # fmt: skip
 _FORMER = re.compile(r"\b(before|used to|old|original|still (?:shows?|has|have|on)|on file|any ?more|no longer|instead of|swapped|replaced|previously|originally|at the moment|currently|last (?:term|year|time|week|month|season|spring|summer|autumn|winter)|booked (?:for|in)|(?:i|we|he|she|it|you|they) (?:was|were) (?:at|in|with|on)|was in|were with|was with|(?:you|he|she|i|we|they) had|moved|changed|switched|now (?:i'?m|it'?s|we'?re|she'?s|he'?s|they'?re))\b", re.I)  # fmt: skip
 # A change ("I've swapped the colour", "my new number is…"): what came before it was so before.
 _CHANGE = re.compile(r"\b(chang(?:e|ed|ing)|swap(?:ped)?|switch(?:ed)?|updat(?:e|ed)|moved|replac(?:e|ed)|new (?:number|address|email|one|colou?r|date|time|plan))\b", re.I)  # fmt: skip
@@ -43,13 +43,17 @@ _HINTS = [
     (re.compile(r"\b(numbers?|phone|mobile|code|pin|readings?|figures|digits|reference|ref|reg)\b", re.I),
      re.compile(r"\d[\d ]{3,}\d|\b(?=[A-Z]*\d)[A-Z0-9]{4,}\b")),
     (re.compile(r"\b(price|cost|quote|fee|total|bill|charge|amount|rate)\b", re.I), re.compile(r"[£$€]\s?\d")),
-    (re.compile(r"\b(address|house|flat|home|street|postcode)\b", re.I),
+    (re.compile(r"\b(address|house|flat|home|street|postcode|building|office|premises)\b", re.I),
      re.compile(r"\b\d+[A-Za-z]? [A-Z][a-z]+ (?:Lane|Road|Street|Close|Avenue|Way|Drive|Row|Court|Place|Crescent|Gardens|Terrace|Hill|Park|Square|Grove|Mews|Rd|St)\b|\b[A-Z]{1,2}\d{1,2}[A-Z]? ?\d[A-Z]{2}\b")),
     (re.compile(r"\be-?mail\b", re.I), re.compile(r"@\w")),
 ]  # fmt: skip
 # Words too common to say which turn is meant ("the same as I had done for the basement").
 _MATCH_DROP = _CUE_WORDS | {"had", "have", "has", "done", "does", "got", "get", "were", "are", "will", "i'm", "i've", "i'd", "there", "which", "who", "when", "where", "how", "some", "any", "all", "not", "but", "now", "need", "can't", "don't"}  # fmt: skip
 _GROUP = re.compile(r"\b[A-Z][a-z]+(?:, [A-Z][a-z]+)*,? (?:and|&) [A-Z][a-z]+")  # "Ella and Finn"
+# "did he say…", "what did they ask for": the query asks what someone said; "Craig says he…",
+# "Mr Patel has asked that…": a turn reports it
+_ASKS_SAID = re.compile(r"\b(?:say|said|tell|told|ask|asked|mention|mentioned|want|wanted)\b", re.I)
+_REPORTS = re.compile(r"\b(?:says|said|asked|asks|told|tells|mentioned|wants|wanted|reckons|thinks|needs?)\b", re.I)  # fmt: skip
 _THEY = re.compile(r"\b(they|them|their)\b", re.I)
 _SHE = re.compile(r"\b(she|her|hers|herself|ms|mrs|miss|sister|mother|mum|mom|wife|daughter|aunt|grandmother|gran|nan|niece|girlfriend|lady|woman|girl)\b", re.I)  # fmt: skip
 _HE = re.compile(r"\b(he|him|his|himself|mr|brother|father|dad|husband|son|uncle|grandfather|grandad|nephew|boyfriend|man|boy)\b", re.I)  # fmt: skip
@@ -92,8 +96,10 @@ def shared(words: set[str], other: set[str]) -> int:
     return count
 
 
-def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bool]) -> Callable[[T, set[str]], float]:  # fmt: skip
-    """What the cue says its referent is; ``words``: the turn's ``content``, read once."""
+def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bool], reported: bool = False) -> Callable[[T, set[str]], float]:  # fmt: skip
+    """What the cue says its referent is; ``words``: the turn's ``content``, read once;
+    ``reported``: the query asks what someone said ("did he say…"), so a turn that reports
+    what someone said ("Craig says he…") is likelier."""
 
     def score(turn: T, words: set[str]) -> float:
         if kind == "again":
@@ -104,13 +110,13 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
         if kind == "pronoun":
             pattern = _GENDERED.get(gender or "")
             if pattern and pattern.search(turn.text):
-                return 1.5
+                return 2.0 if reported and _REPORTS.search(turn.text) else 1.5
             if gender == "they" and _GROUP.search(turn.text):
                 return 1.5
             return 1.0 if _PERSON.search(turn.text) or _ROLE.search(turn.text) else 0.0
         specific = len(_SPECIFIC.findall(turn.text)) >= 2  # the kinds below weigh it
         if kind in ("last_time", "same"):  # what was asked for, chosen, agreed or done then
-            done = turn.role == "assistant" and _DONE.search(turn.text)
+            done = turn.role == "assistant" and DONE.search(turn.text)
             detailed = len(words) >= 8
             return (1.5 if is_request(turn) else 0.0) + (1.0 if specific or done or detailed else 0.0)  # fmt: skip
         if kind == "other":  # the things there are two of, and the request to repeat
@@ -124,7 +130,9 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
         if kind == "former":  # "my previous teacher": what was so before, said by either side
             # "the previous pair": an earlier offer can be what was so before
             offered = turn.role == "assistant" and bool(OFFER.search(turn.text))
-            return (2.0 if _FORMER.search(turn.text) else 0.0) + (1.0 if offered else 0.0) + (0.5 if specific else 0.0)  # fmt: skip
+            # the change itself ("I've updated your GP from Dr Farrell to…") says what was before
+            was = 2.0 if _FORMER.search(turn.text) else 1.5 if _CHANGE.search(turn.text) else 0.0
+            return was + (1.0 if offered else 0.0) + (0.5 if specific else 0.0)
         if kind == "previous":  # an offer before the latest, or what was so before
             offer = turn.role == "assistant" and bool(OFFER.search(turn.text) or specific)
             return (1.5 if offer else 0.0) + (1.0 if _FORMER.search(turn.text) else 0.0)
@@ -149,7 +157,7 @@ def likely[T: _Turn](
     if room <= 0 or not turns:
         return []
     wanted = content(query)
-    prior = _prior(kind, gender, is_request)
+    prior = _prior(kind, gender, is_request, bool(_ASKS_SAID.search(query)))
     looks = hinted(query)
     n = len(turns)
     # "the previous colour": what was so before the latest change

@@ -8,14 +8,18 @@ and picks that turn:
 - *the other X / the other one*: of the turns naming X, the one least like the latest (which is
   "this" one), plus the request "that" repeats;
 - *the previous / earlier / first / second one*: the option offered before the latest offer (or
-  the first, second… of the series); *my previous teacher*: a former state, not an offer;
-- *that X*: the latest turn naming X; *is that… / does that apply…*: the statement just made;
-- *again / once more / another look*: the user's latest request (in the previous session when
-  this one has none); "what was it again?" asks to be reminded, and is not this cue;
+  the first, second… of the series); *my previous teacher*, *how it was before*: a former
+  state (what was so before, or the change that ended it), not an offer;
+- *that X*: the latest turn naming X; *is that… / does that apply… / about that - / change
+  that so…*: the statement just made (and, among the runners-up, those before it);
+- *again / once more / redo / send another*: the user's latest request (in the previous
+  session when this one has none), and the one the query's words name, else the latest one
+  done; "what was it again?" asks to be reminded, and is not this cue;
 - *he / she / they*: the person last named with that pronoun (a kinship word, a title, the
   first pronoun after the name) and the turns naming them; a pronoun after a name the query
   itself says ("Melanie … her family") is that name's, and no cue;
-- *same as last time / like we did for…*: the user's request in their previous session;
+- *same as last time / like we did for… / the way we did the piano*: the user's request in
+  their previous session (by the query's words, when they name one);
 - *my usual X / the card I normally use*: the facts the query or the exchange it answers names;
 - *the cheaper one / the one with the balcony*: one of the things offered.
 
@@ -34,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory.search.reference_candidates import (
+    DONE,
     MAX_REFERENT_TURNS,
     OFFER,
     Similar,
@@ -176,13 +181,20 @@ def _that(turns: list[TurnView], noun: str) -> Resolution:
     return Resolution("that", with_neighbour(turns, chosen), words=[noun])
 
 
-def _again(turns: list[TurnView]) -> Resolution:
+def _again(query: str, turns: list[TurnView]) -> Resolution:
+    """The latest request, and another: the one the query's own words name ("redo that sum for
+    £2,400", "the same reminder for Friday"), else the latest one done ("Sent: …", "Booked")."""
     chosen = latest(turns, is_request)
     if chosen is None:
         return Resolution("again")
-    return Resolution(
-        "again", with_neighbour(turns, chosen), words=sorted(keywords(turns[chosen].text))[:12]
-    )
+    named = matching(query, turns, is_request)
+    if named is None:
+        named = latest(
+            turns[:-1],
+            lambda t: is_request(t) and bool(DONE.search(turns[turns.index(t) + 1].text)),
+        )
+    found = [*with_neighbour(turns, chosen), *(with_neighbour(turns, named) if named not in (None, chosen) else [])]  # fmt: skip
+    return Resolution("again", found, words=sorted(keywords(turns[chosen].text))[:12])
 
 
 def _pronoun(
@@ -291,10 +303,11 @@ def _rule(
     similar: Similar | None,
 ) -> tuple[Resolution, list[TurnView], str | None]:
     """The cue's rule: its resolution, the turns its runners-up come from, the pronoun's gender."""
-    if USUAL.search(query) and (keys := facts_meant(query, turns, facts, similar)):
-        return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
+    # "the usual bedding, same as last time": what was done then (the habit's facts join it)
     if LAST_TIME.search(query) and history:
         return _last_time(query, history), history, None
+    if USUAL.search(query) and (keys := facts_meant(query, turns, facts, similar)):
+        return Resolution("usual", fact_keys=keys, words=[facts[k] for k in keys]), [], None
     if match := OTHER.search(query):
         return _other(turns, (match.group(1) or match.group(2) or "one").lower()), turns, None
     if SAME.search(query) and (same := _same(query, turns, history)):
@@ -311,7 +324,7 @@ def _rule(
         nth = ORDINAL.search(query)
         return _previous(turns, (nth or match).group(1)), turns, None
     if repeat:
-        again = _again(turns)
+        again = _again(query, turns)
         if not again.turns and history:  # "the same again", nothing asked yet in this session
             return _last_time(query, history), [*history, *turns], None
         return again, [*history, *turns], None
@@ -324,8 +337,10 @@ def _rule(
         return _that(turns, that.group(1).lower()), turns, None
     if match:
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
-    if AGAIN.search(query):
-        return _again(turns), turns, None
+    they = THEY.search(query)
+    they = they if they and not named_before(query, they.start(), participants, turns) else None
+    if AGAIN.search(query) and not they:  # reminded ("what was the time again?"): a guess
+        return _again(query, turns), turns, None
     if BIT.search(query):
         return Resolution("that"), turns, None
     if DESCRIBED.search(query):
@@ -333,6 +348,6 @@ def _rule(
     if DEMONSTRATIVE.search(query):
         said = latest(turns, lambda t: t.role == "assistant" and substantive(t))
         return Resolution("that", [] if said is None else [turns[said]]), turns, None
-    if (they := THEY.search(query)) and not named_before(query, they.start(), participants, turns):
+    if they:
         return _pronoun(turns, "they", participants), turns, "they"
     return Resolution(), [], None

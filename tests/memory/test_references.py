@@ -441,3 +441,141 @@ def test_in_writing_and_a_maiden_name_are_cues() -> None:
     assert references_resolve("Can I have that in writing please?", _turns(lines)).kind == "that"
     found = references_resolve("do the visits under my maiden name still count?", _turns(lines))
     assert found.kind == "former" and found.turns[0].key == "s:1"
+
+
+# Round six (ADR 0010, "a sixth round"): cues and referents read off fresh_h / fresh_i's misses,
+# tested here on conversations of their own.
+
+
+def test_a_question_after_a_sentence_asks_to_be_reminded() -> None:
+    lines = [
+        ("user", "My sister Nadia will pick the keys up for me."),
+        ("assistant", "Fine. Nadia says she can only come on Wednesdays, after six."),
+        ("user", "And the parking at the block?"),
+        ("assistant", "Two visitor bays by the bins."),
+    ]
+    found = references_resolve("ugh mondays are no good. what days did she say she can do again?", _turns(lines))  # fmt: skip
+    assert found.kind == "pronoun" and "s:2" in [t.key for t in found.turns]
+    crew = [
+        ("user", "The removal crew rang."),
+        ("assistant", "They have offered the 4th at 8am or the 6th at noon."),
+        ("user", "Is the lift booked?"),
+        ("assistant", "Yes, from 7am."),
+    ]
+    found = references_resolve("what were the dates they offered again?", _turns(crew))
+    assert found.kind == "pronoun" and "s:2" in [t.key for t in found.turns]
+
+
+def test_again_takes_the_request_its_words_name_and_the_latest_done() -> None:
+    lines = [
+        ("user", "Can you work out the paint I need for a 14 square metre wall, two coats?"),
+        ("assistant", "That is about 2.8 litres of emulsion."),
+        ("user", "Can you book the van for Saturday?"),
+        ("assistant", "Booked: the van on Saturday at 9."),
+        ("user", "Lovely weather for it."),
+        ("assistant", "It is!"),
+    ]
+    keys = _keys("redo the paint sum for 20 square metres", lines)
+    assert keys[:2] == ["s:3", "s:4"] and "s:1" in keys  # the latest request, then the one named
+    emailed = [
+        ("user", "Can you email me the care sheet for the hamster?"),
+        ("assistant", "Sent: the hamster care sheet to your email."),
+        ("user", "Does he need a wheel?"),
+        ("assistant", "Yes, a solid one, 20 cm at least."),
+        ("user", "Could you check if you stock one?"),
+        ("assistant", "We have two in stock."),
+    ]
+    keys = _keys("can you just send another one, to my work address this time", emailed)
+    assert references_resolve("send me another tomorrow pls", _turns(emailed)).kind == "again"
+    assert "s:1" in keys and "s:2" in keys  # the latest request done, beside the latest
+
+
+def test_the_same_thing_for_another_day_is_named_by_its_words() -> None:
+    lines = [
+        ("user", "Can you set a reminder for my blood test on the 3rd?"),
+        ("assistant", "Done: you'll get a text reminding you on the 2nd at 6pm."),
+        ("user", "What should I bring?"),
+        ("assistant", "Just your appointment letter."),
+    ]
+    found = references_resolve("same reminder for the scan on the 9th please", _turns(lines))
+    assert found.kind == "same" and found.turns[0].key == "s:1"
+
+
+def test_a_bare_that_is_the_statement_before() -> None:
+    lines = [
+        ("user", "What happens if I go over my monthly limit?"),
+        (
+            "assistant",
+            "Your account is on a soft cap: rides continue above the limit and the "
+            "overage is charged at month end with a fee.",
+        ),
+        ("user", "Ok."),
+        ("assistant", "Anything else today?"),
+        ("user", "Are the drivers vetted?"),
+        ("assistant", "Yes, all of them."),
+    ]
+    for query in ("can we change that so it stops the rides instead?", "hmm, about that - who pays the fee?", "that sounds risky tbh"):  # fmt: skip
+        found = references_resolve(query, _turns(lines))
+        assert found.kind == "that" and "s:2" in [t.key for t in found.turns], query
+
+
+def test_the_way_we_did_reaches_the_last_session_and_leads_over_the_usual() -> None:
+    history = _turns([
+        ("user", "Can you list the sofa in Saturday's paper with a photo, two weeks?"),
+        ("assistant", "Done: the sofa, with photo, in the Saturday edition for two weeks."),
+        ("user", "Thanks, bye."),
+    ])  # fmt: skip
+    history = [TurnView("p:" + t.key[2:], t.role, t.text) for t in history]
+    now = [("user", "I'm selling the dresser too."), ("assistant", "Lovely piece.")]
+    assert wants_history("can you do it the way we did the sofa?")
+    found = references_resolve("can you do it the way we did the sofa?", _turns(now), history=history)  # fmt: skip
+    assert found.turns[0].key == "p:1"
+    found = references_resolve(
+        "and the usual photo and wording, same as I had you do last time",
+        _turns(now), history=history, facts={"usual_edition": "Saturday"},
+    )  # fmt: skip
+    assert found.kind == "last_time" and found.turns[0].key == "p:1"
+
+
+def test_the_change_itself_says_what_was_before() -> None:
+    lines = [
+        ("user", "We moved office last month."),
+        ("assistant", "Updated. The default pickup was 3 Quay Street; it's now Unit 9, Dock Road."),
+        ("user", "And can drivers wait at reception?"),
+        ("assistant", "I've added a note."),
+        ("user", "Did anyone hand in a scarf?"),
+        ("assistant", "Yes, from last night's 6pm ride."),
+    ]
+    found = references_resolve("could they drop it at our old building instead?", _turns(lines))
+    assert found.kind == "former" and "s:2" in [t.key for t in found.turns]
+    found = references_resolve("put the timer back how it was before pls", _turns(lines))
+    assert found.kind == "former"
+
+
+def test_as_per_normal_and_the_last_few_times_are_usual() -> None:
+    facts = {"payment_card": "Amex business card ending 3005", "site": "Unit 2"}
+    lines = [("user", "Add two more pallets."), ("assistant", "Done, two more pallets.")]
+    found = references_resolve("whack it on the card as per normal", _turns(lines), facts=facts)
+    assert found.kind == "usual" and found.fact_keys[0] == "payment_card"
+    rooms = {"preferred_room": "Meadow suite 3", "vet": "Dr Hale"}
+    found = references_resolve("pop them in the room they had the last few times", _turns(lines), facts=rooms)  # fmt: skip
+    assert found.kind == "usual" and found.fact_keys[0] == "preferred_room"
+
+
+def test_did_he_say_prefers_the_turn_that_reports_him() -> None:
+    lines = [
+        ("user", "Is the mechanic there yet?"),
+        ("assistant", "Yes, Craig says he should have the brakes finished by about 3:30."),
+        ("user", "My son Josh is with me."),
+        ("assistant", "He's welcome to wait in the lounge."),
+        ("user", "Josh wants to go to town meanwhile."),
+        ("assistant", "Of course, he can leave a number."),
+        ("user", "He is bored stiff, poor lad."),
+        ("assistant", "He could try the cafe next door."),
+        ("user", "He had breakfast already."),
+        ("assistant", "Then he might like the arcade."),
+        ("user", "He is saving for a bike."),
+        ("assistant", "Good for him."),
+    ]
+    keys = _keys("did he tell you when it'd be ready?", lines)
+    assert "s:2" in keys
