@@ -46,6 +46,7 @@ _HINTS = [
     (re.compile(r"\b(address|house|flat|home|street|postcode|building|office|premises)\b", re.I),
      re.compile(r"\b\d+[A-Za-z]? [A-Z][a-z]+ (?:Lane|Road|Street|Close|Avenue|Way|Drive|Row|Court|Place|Crescent|Gardens|Terrace|Hill|Park|Square|Grove|Mews|Rd|St)\b|\b[A-Z]{1,2}\d{1,2}[A-Z]? ?\d[A-Z]{2}\b")),
     (re.compile(r"\be-?mail\b", re.I), re.compile(r"@\w")),
+    (re.compile(r"\b(?:what|which|that|the) time\b", re.I), re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.I)),
 ]  # fmt: skip
 # Words too common to say which turn is meant ("the same as I had done for the basement").
 _MATCH_DROP = _CUE_WORDS | {"had", "have", "has", "done", "does", "got", "get", "were", "are", "will", "i'm", "i've", "i'd", "there", "which", "who", "when", "where", "how", "some", "any", "all", "not", "but", "now", "need", "can't", "don't"}  # fmt: skip
@@ -231,8 +232,12 @@ def facts_meant(
             score += 3  # "where I always sit": usual_seats, though no word of it is said
         if score > 0:
             scored.append((score, key))
-    if not scored and similar is not None and 0 < len(facts) <= MEANING_FACTS:
-        likeness = similar(query, [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()])  # fmt: skip
-        return [key for _, key in sorted(zip(likeness, facts, strict=True), reverse=True)[:2]]
     scored.sort(key=lambda s: -s[0])
-    return [key for _, key in scored[:3]]
+    found = [key for _, key in scored[:3]]
+    # No word of the query names a fact's key ("make sure the kitchen knows about my reaction
+    # thing" is the allergy): the facts most like it in meaning join what the words found.
+    if similar is not None and 0 < len(facts) <= MEANING_FACTS and (not scored or scored[0][0] < 3):
+        likeness = similar(query, [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()])  # fmt: skip
+        meant = [key for _, key in sorted(zip(likeness, facts, strict=True), reverse=True)]
+        found = list(dict.fromkeys([*found[:2], *meant[: 2 if not scored else 1], *found[2:]]))[:3]
+    return found

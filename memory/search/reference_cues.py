@@ -15,8 +15,9 @@ FORMER_THING = re.compile(r"\b(?:previous|original|former|(?:my|our|his|her|thei
 ORDINAL = re.compile(
     r"\b(first|original|originally|initial|initially|start|begin|second|third)\b", re.I
 )
-# "that code", "this booking"; not "that is", "in that case", "this afternoon".
-THAT = re.compile(r"\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had|will|would|can|could|should|does|doesn't|doesn|did|didn't|didn|apply|applies|means|sounds|works|look|looks|goes|seems|case|way|morning|afternoon|evening|night|week|weekend|month|year|time|much|many|far|long|late|early|you|we|they|he|she|it|i|the|a|an|to|in|on|at|for|with|of|and|or|but)\b)([a-z]+)\b", re.I)  # fmt: skip
+# "that code", "this booking"; not "that is", "in that case", "this afternoon", "the one that
+# suits them" (a relative clause).
+THAT = re.compile(r"(?<!\bone )(?<!\bones )\b(?:that|this) (?!(?:is|isn't|isn|was|are|were|has|have|had|will|would|can|could|should|does|doesn't|doesn|did|didn't|didn|apply|applies|means|sounds|works|look|looks|goes|seems|case|way|morning|afternoon|evening|night|week|weekend|month|year|time|much|many|far|long|late|early|you|we|they|he|she|it|i|the|a|an|to|in|on|at|for|with|of|and|or|but)\b)([a-z]+)\b", re.I)  # fmt: skip
 # "Is that the same if…", "does that apply to…", "about that -", "can we change that so it…",
 # "that sounds risky": the statement just made (or one a little before).
 DEMONSTRATIVE = re.compile(r"\b(?:is|does|was|will|would|can|could|did) (?:that|this)\b|\bthat (?:applies|apply|works|counts|includes|means|sounds|seems|looks)\b|\b(?:that|this)(?=\s*(?:[?!.,;:]|-|\u2013|$)|\s+(?:so|really|then|too|though|tbh|pls|please|now|instead|first|actually|at all|for now)\b)", re.I)  # fmt: skip
@@ -26,18 +27,20 @@ DESCRIBED = re.compile(r"\bthe (?!other\b|first\b|second\b|third\b|last\b|same\b
 # interview", "the same set I had for the party", "same reminder for Friday", "the way we did
 # the piano": a thing asked
 # for before, in this session or the last, named by its own words.
-SAME = re.compile(r"\b(?:that|those|these|this) same\b|\b(?:the way|what|like) (?:we|you|u) did\b|\bsame (?!as\b|like\b|again\b|time\b|day\b|thing\b|here\b|way\b|old\b|to\b)[a-z]+ (?:for|but|on|at|next|this|tomorrow|too|please)\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b", re.I)  # fmt: skip
+SAME = re.compile(r"\b(?:that|those|these|this) same\b|\b(?:the way|like|how) (?:we|you|u) (?:did|had) (?:it|them|that)? ?for\b|\b(?:the way|what|like) (?:we|you|u) did\b|\bsame (?:sort|kind|type) of \w+|\bsame (?!as\b|like\b|again\b|time\b|day\b|thing\b|here\b|way\b|old\b|to\b)[a-z]+ (?:for|but|on|at|next|this|tomorrow|too|please)\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b", re.I)  # fmt: skip
 # "the bit about a million being tax free", "put that in writing": something said, by its words.
 BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|have|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip
-# "send another one", "redo that sum", "do the search agian"
-AGAIN = re.compile(r"\b(again|agian|agin|once more|one more time|repeat|same thing|another (?:look|go|try|check|search)|re-?(?:do|run|send|book|order|submit|print|post)|(?:send|book|do|make|get|order|print|run|add|post|give|schedule|arrange|pop|fire|set up)(?: me| us| them| him| her)? another)\b", re.I)  # fmt: skip
+# "send another one", "redo that sum", "do the search agian", "can you check the september one
+# as well"
+AGAIN = re.compile(r"\b(again|agian|agin|once more|one more time|repeat|same thing|another (?:look|go|try|check|search)|re-?(?:do|run|send|book|order|submit|print|post)|(?:send|book|do|make|get|order|print|run|add|post|give|schedule|arrange|pop|fire|set up)(?: me| us| them| him| her)? another)\b|\b(?:do|sort|book|check|look at|have a look at|send|run)\b[^.?!]{0,40}\b(?:as well|too)\b(?!\s+(?:much|many|late|early|long|big|small|expensive|far)\b)", re.I)  # fmt: skip
 # "What was that code again?", "remind me again…", "argh. what days did he say again?": "again"
 # asks to be reminded, not to repeat.
 REMINDED = re.compile(r"(?:^|[.!?]\s+)\W*(?:\w+\W+){0,3}?(?:what|when|where|who|which|how|why|whose|remind)\b|\b(?:what|who|when|where)(?:'s| was| is| did| were)\b", re.I)  # fmt: skip
 LAST_TIME = re.compile(r"\b(last time|as before|exactly (?:like|as)|same (?:as|like) (?:the|our|my) (?!other\b)\w+ (?:one|time|booking|order|visit|trip|stay|party|plan)|same as before|last chat|last session|last call|like before|previously|the other day|same \w+ as (?:ours|before|last|we)|(?:as|like) (?:we|you|i) did\b|last (?:week|month|year|term|semester|season|summer|winter|spring|autumn|holiday|holidays|order|visit|booking|appointment|delivery|service|conversation|stay|trip|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|previous (?:order|visit|booking|appointment|session|chat|call|conversation|stay|trip)|(?:what|as|like) (?:we|i|you) (?:did|had|agreed|discussed|arranged|ordered|booked|got|used) (?:last|before|previously)|(?:discussed|talked about|spoke about|agreed|arranged|sorted|set up) (?:yesterday|on \w+day)|our last (?:chat|call|conversation|session|visit|order))\b", re.I)  # fmt: skip
 # "my usual table", "the regular order", "as always", "as per normal", "the one they had the
-# last few times"; not "just normal classes" (a kind of class)
-USUAL = re.compile(r"\b(?:usual|same old|go-to) ([a-z]+(?: [a-z]+)?)|\b(?:my|our|the|his|her|their|your) (?:regular|normal|standard) ([a-z]+)|\bas (?:always|usual|normal)\b|\bas per (?:usual|normal|always)\b|\b(?:had|got|used|did) (?:it |them )?(?:the )?(?:last|past) (?:few|couple of|two|three|\d+) times\b", re.I)  # fmt: skip
+# last few times", "how I like it", "you know what my building's like"; not "just normal
+# classes" (a kind of class)
+USUAL = re.compile(r"\b(?:usual|same old|go-to) ([a-z]+(?: [a-z]+)?)|\b(?:my|our|the|his|her|their|your) (?:regular|normal|standard) ([a-z]+)|\b(?:as|like) (?:always|usual|normal)\b|\bas per (?:usual|normal|always)\b|\b(?:how|the way) (?:i|we) (?:like|likes|have|take|prefer) (?:it|them)\b|\byou know (?:what|how) (?:my|our) \w+|\b(?:had|got|used|did) (?:it |them )?(?:the )?(?:last|past) (?:few|couple of|two|three|\d+) times\b", re.I)  # fmt: skip
 # Weaker: "the card I normally use", "the one I always go to" (after the other cues).
 USUALLY = re.compile(r"\b(?:usually|normally|always|regularly|typically|usual|regular|every time|each time)\b", re.I)  # fmt: skip
 PRONOUN = re.compile(r"\b(she|her|hers|he|him|his)\b", re.I)

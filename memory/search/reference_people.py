@@ -23,6 +23,11 @@ _MALE = frozenset(["he", "him", "his", "brother", "father", "dad", "husband", "s
 _TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"])
 _NOT_NAMES = frozenset(["I", "I'm", "I've", "I'll", "I'd", "Dr", "Mr", "Mrs", "Ms", "Prof", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "The", "A", "An", "And", "But", "Or", "So", "Also", "Please", "Okay", "OK", "Yes", "No", "Hmm", "Can", "Could", "Would", "What", "When", "Where", "Who", "Why", "How", "Is", "Are", "Do", "Does", "Did", "My", "Our", "Your", "His", "Her", "Their", "There", "This", "That", "Then", "Thanks", "Thank", "Got", "Noted", "Done", "Sure", "Great", "Oh", "Ugh", "By", "Another", "Or"])  # fmt: skip
 _ARTICLES = frozenset(["the", "my", "our", "your", "his", "her", "their"])
+# Speech-to-text writes names in lower case ("my partner jess is flying on the 16th", "mrs doyle
+# downstairs"): a lower-case word is a name right after one of these, unless it is a common word.
+_RELATIONS = frozenset(["sister", "brother", "mother", "mum", "mom", "father", "dad", "wife", "husband", "partner", "son", "daughter", "aunt", "uncle", "niece", "nephew", "cousin", "grandmother", "grandfather", "gran", "nan", "grandad", "grandson", "granddaughter", "girlfriend", "boyfriend", "fiance", "fiancee", "friend", "neighbour", "neighbor", "flatmate", "housemate", "stepdaughter", "stepson"])  # fmt: skip
+_SPOKEN_TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr"])
+_COMMON = frozenset(["and", "who", "is", "was", "has", "had", "got", "gets", "says", "said", "thinks", "reckons", "wants", "needs", "lives", "works", "goes", "went", "came", "comes", "does", "did", "can", "can't", "could", "will", "won't", "would", "just", "really", "also", "too", "here", "there", "then", "now", "still", "already", "always", "never", "usually", "again", "today", "tonight", "tomorrow", "yesterday", "called", "named", "uh", "um", "er", "erm", "like", "yeah", "well", "actually", "though", "both", "downstairs", "upstairs", "next", "door", "back", "home", "old", "new", "little", "big", "eldest", "youngest", "oldest", "younger", "older", "best", "good", "dear", "poor", "own", "for", "from", "with", "at", "in", "on", "to", "of", "about", "over", "as", "but", "or", "so", "she", "he", "her", "him", "his", "they", "them", "their", "it", "its", "the", "a", "an", "my", "our", "your", "this", "that", "when", "where", "what", "not", "isn't", "wasn't", "doesn't", "didn't", "loves", "likes", "hates", "knows", "keeps", "takes", "plays", "uses", "moved", "paid", "pays", "bought", "booked", "lost", "left", "asked", "told", "rang", "phoned", "called", "texted", "sent", "bless", "lol", "haha", "bit", "lot", "one", "two", "too", "gonna", "wanna", "reckon", "might", "may", "should", "must", "shall", "then", "sort", "kind", "isn", "wasn", "doesn", "didn"])  # fmt: skip
 _INTRODUCING = frozenset(["is", "was", "called", "named", "it's"])  # "the technician is Mike"
 # "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
 _PERSON_VERBS = frozenset(["said", "says", "phoned", "called", "rang", "emailed", "texted", "messaged", "asked", "wants", "wanted", "mentioned", "told", "thinks", "thought", "needs", "needed", "from", "reckons", "suggested", "recommended", "promised", "explained", "left", "dropped", "came", "popped", "will", "can't", "cannot", "won't"])  # fmt: skip
@@ -43,14 +48,23 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
                 following = tokens[position + 1].lower() if position + 1 < len(tokens) else ""
                 bare = ((following in _PERSON_VERBS or following.startswith(("he'", "she'")))
                         and not (position and tokens[position - 1][0].isupper()))  # fmt: skip
-                if ((position == 0 and not bare) or not token[0].isupper() or token.isupper()
-                        or token in _NOT_NAMES or token.lower() in participants):  # fmt: skip
+                spoken = _spoken_name(tokens, position)
+                if spoken:  # "my partner jess": a lower-case name after a relation or title
+                    token = re.sub(r"'s$", "", token).capitalize()
+                written = not ((position == 0 and not bare) or not token[0].isupper()
+                               or token.isupper() or token in _NOT_NAMES)  # fmt: skip
+                if not (spoken or written) or token.lower() in participants:
                     continue
                 before = [w.lower() for w in tokens[max(0, position - 3) : position]]
                 # "The technician today is Mike", "our new PA is called Dana"
                 introduced = (position > 1 and tokens[position - 1].lower() in _INTRODUCING
                               and any(w.lower() in _ARTICLES for w in tokens[max(0, position - 5) : position - 1]))  # fmt: skip
-                title = bare or introduced or (position > 0 and tokens[position - 1] in _TITLES)
+                title = (
+                    spoken
+                    or bare
+                    or introduced
+                    or (position > 0 and tokens[position - 1] in _TITLES)
+                )
                 if not title and not _ARTICLES & set(before):
                     continue
                 if not title and any(w[0].isupper() and not w.isupper() for w in tokens[max(0, position - 2) : position] if w.lower() not in _ARTICLES):  # fmt: skip
@@ -63,6 +77,18 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
                     gender = None if after is None else "she" if after in _FEMALE else "he"
                 out.append((index, token, gender))
     return out
+
+
+def _spoken_name(tokens: list[str], position: int) -> bool:
+    """A lower-case word named as a person: after a title ("mrs doyle") or a possessive and a
+    relation ("my partner jess"), and not a common word or a form of a verb."""
+    token, word = tokens[position], re.sub(r"'s$", "", tokens[position])
+    before = [w.lower() for w in tokens[max(0, position - 2) : position]]
+    introduced = (before[-1:] and before[-1] in _SPOKEN_TITLES) or (
+        len(before) == 2 and before[0] in _ARTICLES - {"the"} and before[1] in _RELATIONS
+    )
+    return bool(introduced and token.islower() and word.isalpha() and len(word) >= 3
+                and word not in _COMMON and not word.endswith(("ing", "ed", "ly")))  # fmt: skip
 
 
 def named_before(query: str, end: int, participants: set[str], turns: Sequence[_Turn] = ()) -> bool:

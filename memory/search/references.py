@@ -319,8 +319,10 @@ def _rule(
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
         return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)
-    if (match := PREVIOUS.search(query)) and not (match.group(1).lower() == "first" and pronoun
-                                                  and not named_before(query, pronoun.start(), participants)):  # fmt: skip
+    # "first, would they…": "first" is no ordinal
+    person = pronoun or re.search(r"(?<=\bfirst)\W+(?:\w+ )?(they|them)\b", query, re.I)
+    if (match := PREVIOUS.search(query)) and not (match.group(1).lower() == "first" and person
+                                                  and not named_before(query, person.start(), participants)):  # fmt: skip
         nth = ORDINAL.search(query)
         return _previous(turns, (nth or match).group(1)), turns, None
     if repeat:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from memory.models import EndUser, Session
 from memory.search import memory_search
-from memory.search.reference_cues import wants_history
+from memory.search.reference_cues import THAT, wants_history
+from memory.search.reference_people import people
 from memory.search.references import TurnView, references_resolve
 from memory.services import TurnIn, hot_document_load, session_open, turn_append
 from schemas.models import Agent
@@ -579,3 +580,75 @@ def test_did_he_say_prefers_the_turn_that_reports_him() -> None:
     ]
     keys = _keys("did he tell you when it'd be ready?", lines)
     assert "s:2" in keys
+
+
+# Round seven (ADR 0010): read off fresh_j's misses (a voice agent's transcripts).
+
+
+def test_a_lower_case_name_after_a_relation_is_a_person() -> None:
+    lines = [
+        ("user", "so it's me and my partner jess she's flying on the sixteenth from terminal one"),
+        ("assistant", "I've got the 16th to the 23rd for Jess."),
+        ("user", "and my mate's car is in the garage"),
+        ("assistant", "No problem."),
+        ("user", "the landlord contents cover is separate right"),
+        ("assistant", "Yes, it is."),
+    ]
+    found = references_resolve("right so can you book hers in for her dates then", _turns(lines))
+    assert found.kind == "pronoun" and found.words == ["Jess"] and found.turns[0].key == "s:1"
+    # a common word after a relation is no name ("the landlord contents", "my mate's car")
+    assert [name for _, name, _ in people(_turns(lines), set())] == ["Jess"]
+
+
+def test_a_habit_no_word_names_brings_the_fact_meant_beside_the_words() -> None:
+    facts = {"allergy": "peanuts and tree nuts, severe", "spice_level": "medium", "address": "4 Hill Rise"}  # fmt: skip
+    lines = [("user", "can i get the katsu curry"), ("assistant", "Sure, one katsu curry.")]
+    calls = []
+
+    def similar(query: str, texts: list[str]) -> list[float]:
+        calls.append(texts)
+        return [1.0 if t.startswith("allergy") else 0.1 for t in texts]
+
+    query = "make sure the kitchen knows about my you know my reaction thing like always"
+    found = references_resolve(query, _turns(lines), facts=facts, similar=similar)
+    assert found.kind == "usual" and "allergy" in found.fact_keys and calls
+    found = references_resolve("tell her how i like it", _turns(lines), facts={"pressure_preference": "firm"}, similar=similar)  # fmt: skip
+    assert found.kind == "usual" and found.fact_keys == ["pressure_preference"]
+
+
+def test_voice_forms_of_repeat_and_reminder() -> None:
+    lines = [
+        ("user", "can you check if there's a balcony cabin on the june one"),
+        ("assistant", "Yes, two balcony cabins left on the June sailing at £1,899."),
+        ("user", "and what time do we board"),
+        ("assistant", "Boarding is at 12:40 at the Ocean Terminal."),
+        ("user", "lovely my wife will be thrilled"),
+        ("assistant", "Wonderful."),
+    ]
+    assert _keys("could you have a look at that on the september one as well", lines)[0] == "s:1"
+    assert "s:4" in _keys("sorry what was that time again", lines)
+    seat = [
+        ("user", "can i reserve a seat with more legroom on the way down"),
+        ("assistant", "I've reserved seat 3A for the 10:15."),
+        ("user", "great"),
+        ("assistant", "Anything else?"),
+    ]
+    found = references_resolve(
+        "can you sort me the same sort of seat for coming back", _turns(seat)
+    )
+    assert found.turns[0].key == "s:1"
+
+
+def test_a_relative_that_and_an_opening_first_are_no_cues_of_their_own() -> None:
+    lines = [
+        ("user", "it's the hendersons dave and sue they're both vegan and need to be near a lift"),
+        ("assistant", "Noted for both of them."),
+        ("user", "is cabin 9216 free"),
+        ("assistant", "Cabin 9216 is free, far from the lifts."),
+    ]
+    assert THAT.search("the one that suits them") is None  # not "that suits"
+    assert THAT.search("that cabin, does it suit them") is not None
+    found = references_resolve(
+        "yeah but first would they even be allowed in the spa", _turns(lines)
+    )
+    assert found.kind == "pronoun"
