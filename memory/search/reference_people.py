@@ -27,6 +27,7 @@ _ARTICLES = frozenset(["the", "my", "our", "your", "his", "her", "their"])
 # downstairs"): a lower-case word is a name right after one of these, unless it is a common word.
 _RELATIONS = frozenset(["sister", "brother", "mother", "mum", "mom", "father", "dad", "wife", "husband", "partner", "son", "daughter", "aunt", "uncle", "niece", "nephew", "cousin", "grandmother", "grandfather", "gran", "nan", "grandad", "grandson", "granddaughter", "girlfriend", "boyfriend", "fiance", "fiancee", "friend", "neighbour", "neighbor", "flatmate", "housemate", "stepdaughter", "stepson"])  # fmt: skip
 _SPOKEN_TITLES = frozenset(["mr", "mrs", "ms", "miss", "dr"])
+_POSSESSIVES = _ARTICLES - {"the"}
 _COMMON = frozenset(["and", "who", "is", "was", "has", "had", "got", "gets", "says", "said", "thinks", "reckons", "wants", "needs", "lives", "works", "goes", "went", "came", "comes", "does", "did", "can", "can't", "could", "will", "won't", "would", "just", "really", "also", "too", "here", "there", "then", "now", "still", "already", "always", "never", "usually", "again", "today", "tonight", "tomorrow", "yesterday", "called", "named", "uh", "um", "er", "erm", "like", "yeah", "well", "actually", "though", "both", "downstairs", "upstairs", "next", "door", "back", "home", "old", "new", "little", "big", "eldest", "youngest", "oldest", "younger", "older", "best", "good", "dear", "poor", "own", "for", "from", "with", "at", "in", "on", "to", "of", "about", "over", "as", "but", "or", "so", "she", "he", "her", "him", "his", "they", "them", "their", "it", "its", "the", "a", "an", "my", "our", "your", "this", "that", "when", "where", "what", "not", "isn't", "wasn't", "doesn't", "didn't", "loves", "likes", "hates", "knows", "keeps", "takes", "plays", "uses", "moved", "paid", "pays", "bought", "booked", "lost", "left", "asked", "told", "rang", "phoned", "called", "texted", "sent", "bless", "lol", "haha", "bit", "lot", "one", "two", "too", "gonna", "wanna", "reckon", "might", "may", "should", "must", "shall", "then", "sort", "kind", "isn", "wasn", "doesn", "didn"])  # fmt: skip
 _INTRODUCING = frozenset(["is", "was", "called", "named", "it's"])  # "the technician is Mike"
 # "Tom phoned earlier", "Priya from accounts said": a bare name is a person before these.
@@ -82,13 +83,17 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
 def _spoken_name(tokens: list[str], position: int) -> bool:
     """A lower-case word named as a person: after a title ("mrs doyle") or a possessive and a
     relation ("my partner jess"), and not a common word or a form of a verb."""
-    token, word = tokens[position], re.sub(r"'s$", "", tokens[position])
-    before = [w.lower() for w in tokens[max(0, position - 2) : position]]
-    introduced = (before[-1:] and before[-1] in _SPOKEN_TITLES) or (
-        len(before) == 2 and before[0] in _ARTICLES - {"the"} and before[1] in _RELATIONS
-    )
-    return bool(introduced and token.islower() and word.isalpha() and len(word) >= 3
-                and word not in _COMMON and not word.endswith(("ing", "ed", "ly")))  # fmt: skip
+    token = tokens[position]
+    if position == 0 or not token.islower():
+        return False
+    previous = tokens[position - 1].lower()
+    if previous not in _SPOKEN_TITLES and not (
+        previous in _RELATIONS and position > 1 and tokens[position - 2].lower() in _POSSESSIVES
+    ):
+        return False
+    word = token[:-2] if token.endswith("'s") else token
+    return (word.isalpha() and len(word) >= 3 and word not in _COMMON
+            and not word.endswith(("ing", "ed", "ly")))  # fmt: skip
 
 
 def named_before(query: str, end: int, participants: set[str], turns: Sequence[_Turn] = ()) -> bool:

@@ -189,10 +189,8 @@ def _again(query: str, turns: list[TurnView]) -> Resolution:
         return Resolution("again")
     named = matching(query, turns, is_request)
     if named is None:
-        named = latest(
-            turns[:-1],
-            lambda t: is_request(t) and bool(DONE.search(turns[turns.index(t) + 1].text)),
-        )
+        done = [i for i in range(len(turns) - 1) if is_request(turns[i]) and DONE.search(turns[i + 1].text)]  # fmt: skip
+        named = done[-1] if done else None
     found = [*with_neighbour(turns, chosen), *(with_neighbour(turns, named) if named not in (None, chosen) else [])]  # fmt: skip
     return Resolution("again", found, words=sorted(keywords(turns[chosen].text))[:12])
 
