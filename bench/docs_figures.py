@@ -242,8 +242,10 @@ def _anaphora_table() -> str:
             ("fresh_e (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_e", "fresh_e"),
             ("fresh_f (20 domains; blind for two runs, tuned on since)", "anaphora-fresh_f", "fresh_f"),
             ("fresh_g (20 domains; blind for three runs, tuned on since)", "anaphora-fresh_g", "fresh_g"),
-            ("**fresh_h (20 domains; never read)**", "anaphora-fresh_h", "fresh_h"),
-            ("**fresh_i (20 domains; never read; referents nearer)**", "anaphora-fresh_i", "fresh_i")]  # fmt: skip
+            ("fresh_h (20 domains; blind for four runs, tuned on since)", "anaphora-fresh_h", "fresh_h"),
+            ("fresh_i (20 domains; blind for two runs, tuned on since; referents nearer)", "anaphora-fresh_i", "fresh_i"),
+            ("fresh_j (20 domains, a voice agent's calls; blind for two runs, tuned on since)", "anaphora-fresh_j", "fresh_j"),
+            ("**fresh_k (20 domains, chat with agents in apps; never read)**", "anaphora-fresh_k", "fresh_k")]  # fmt: skip
     lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for label, name, split in sets:
@@ -255,10 +257,10 @@ def _anaphora_table() -> str:
 
 def _anaphora_kinds() -> str:
     """The never-read set by kind of reference."""
-    recall = results("anaphora-fresh_h")["recall"]
+    recall = results("anaphora-fresh_k")["recall"]
     lines = ["| kind | probes | Handover | search | recent turns |", "|---|---|---|---|---|"]
     for kind, row in recall.items():
-        if kind not in {"all", "fresh_h"}:
+        if kind not in {"all", "fresh_k"}:
             lines.append(f"| {kind} | {row['probes']} | {row['handover']:.3f} | {row['search']:.3f} | {row['recent']:.3f} |")  # fmt: skip
     return "\n".join(lines)
 
