@@ -39,3 +39,40 @@ def test_a_file_with_more_fact_keys_than_one_schema_holds_is_split_across_agents
     for slug in set(agents.values()):
         keys = {f["key"] for c in conversations if agents[c["id"]] == slug for f in c["facts"]}
         assert len(keys) <= MAX_FIELDS
+
+
+def test_the_runner_fit_weighs_the_feature_that_marks_the_referent() -> None:
+    import numpy as np
+
+    from bench.anaphora.fit import _fit
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3)) * [1.0, 5.0, 1.0]
+    y = (X[:, 1] + rng.normal(scale=0.5, size=400) > 2.0).astype(float)  # the second says it
+    w = _fit(X, y)
+    assert w[1] > 0.5 and abs(w[0]) < w[1] / 3 and abs(w[2]) < w[1] / 3
+
+
+def test_the_runner_fit_runs_on_a_probe_file(tmp_path: Any, capsys: Any) -> None:
+    import json
+
+    from bench.anaphora.fit import main
+    from memory.search.reference_candidates import RUNNER_FEATURES
+
+    talk = [("user", "Can you book the blue room for Friday at ten for our quarterly review meeting?"),
+            ("assistant", "Booked: the blue room, Friday 10:00 to 12:00, with the projector and the coffee."),
+            ("user", "thanks"), ("assistant", "Anything else?"), ("user", "no that's all, lovely weather today"),
+            ("assistant", "It is!")]  # fmt: skip
+    conversation = {"id": "c1", "split": "x", "domain": "rooms", "kind": "again",
+                    "participants": {"user": "Ana", "assistant": "Desk"}, "prior": [],
+                    "turns": [{"role": r, "text": t} for r, t in talk],
+                    "probe": "do that again for the green room", "gold_turns": [{"session": "current", "index": 1}],
+                    "gold_facts": [], "facts": []}  # fmt: skip
+    other = dict(conversation, id="c2", gold_turns=[{"session": "current", "index": 4}])
+    for name, body in (("one", [conversation]), ("two", [other])):
+        (tmp_path / f"{name}.json").write_text(
+            json.dumps({"fact_fields": [], "conversations": body})
+        )
+    assert main([str(tmp_path / "one.json"), str(tmp_path / "two.json")]) == 0
+    out = capsys.readouterr().out
+    assert "fitted without it" in out and all(f'"{name}"' in out for name in RUNNER_FEATURES)

@@ -3,10 +3,14 @@ she say?", "the first option you mentioned"), the rule in ``references`` picks o
 these are the other turns of the session the cue could mean, best first, so the agent sees them
 too when the rule's pick is wrong (ADR 0010, "referents beyond the rule").
 
-A turn is scored by what the cue says it must be (a request for *again* / *other* / *same*, an
-offer for *previous*, a turn that names a person of that gender for a pronoun, a turn with a
-number or code for *that number*), by the probe's own words it shares (cue words left out), and
-a little by recency. Only turns with some evidence are returned; pure functions, no model.
+A turn is scored by a linear model over a few features (``RUNNER_FEATURES``): what the cue says
+it must be (a request for *again* / *other* / *same*, an offer for *previous*, a turn that names
+a person of that gender for a pronoun, a turn with a number or code for *that number*), the
+probe's own words it shares (cue words left out), whether it says something at length, whether
+it is beside the rule's referent, each weighed by kind of cue; then a little by recency. The
+weights are constants (``RUNNER_WEIGHTS``), fitted once by ``python -m bench.anaphora.fit`` on
+the probe sets already read; nothing is learned at run time. The room is always filled. Pure
+functions over turns already read.
 """
 
 from __future__ import annotations
@@ -142,6 +146,63 @@ def _prior[T: _Turn](kind: str, gender: str | None, is_request: Callable[[T], bo
     return score
 
 
+# The cue kinds the runners-up are weighed for, and the features of a candidate turn; a kind's
+# own weights say how much its prior and the probe's words count for it.
+RUNNER_KINDS = ("again", "that", "pronoun", "last_time", "same", "other", "one", "former", "previous")  # fmt: skip
+RUNNER_FEATURES = (
+    "prior", "shared", "shared_3", "hint", "before_change", "user", "request", "long",
+    "beside_referent", "evidence",
+    *(f"{kind}_{what}" for kind in RUNNER_KINDS for what in ("prior", "shared")),
+)  # fmt: skip
+# Fitted by ``python -m bench.anaphora.fit`` (a logistic regression over every candidate turn of
+# the read probe sets, per unit of each feature; ADR 0010, "runners-up by weight").
+RUNNER_WEIGHTS = {
+    "prior": 0.725, "shared": 0.316, "shared_3": 0.328, "hint": 1.241, "before_change": 0.651,
+    "user": 0.017, "request": -0.576, "long": 2.263, "beside_referent": -0.193, "evidence": 0.073,
+    "again_prior": 2.02, "again_shared": 1.23, "that_prior": 0.894, "that_shared": 0.46,
+    "pronoun_prior": 0.478, "pronoun_shared": 0.496, "last_time_prior": 1.198,
+    "last_time_shared": -0.578, "same_prior": 0.898, "same_shared": -0.027, "other_prior": 0.391,
+    "other_shared": -0.068, "one_prior": 0.427, "one_shared": 0.636, "former_prior": 0.561,
+    "former_shared": -0.394, "previous_prior": 0.826, "previous_shared": 0.311,
+}  # fmt: skip
+RECENCY = 0.3  # a later turn leads among near-equals (not fitted: the sets put referents far back)
+AVOIDED = 10.0  # a turn the cue rules out ("the other account" is not this one) comes last
+
+
+def runner_features[T: _Turn](
+    query: str,
+    turns: Sequence[T],
+    kind: str,
+    *,
+    is_request: Callable[[T], bool],
+    gender: str | None = None,
+    taken: Sequence[str] = (),
+) -> list[tuple[int, list[float]]]:
+    """(index, RUNNER_FEATURES' values) for every turn of ``turns`` not already ``taken``."""
+    wanted = content(query)
+    prior = _prior(kind, gender, is_request, bool(_ASKS_SAID.search(query)))
+    looks = hinted(query)
+    # "the previous colour": what was so before the latest change
+    change = max((i for i, t in enumerate(turns) if _CHANGE.search(t.text)), default=-1)
+    beside = {i + d for i, t in enumerate(turns) if t.key in taken for d in (-1, 1)}
+    out = []
+    for index, turn in enumerate(turns):
+        if turn.key in taken:
+            continue
+        words = content(turn.text)
+        said, common = prior(turn, words), float(shared(wanted, words))
+        hint = 1.0 if any(look.search(turn.text) for look in looks) else 0.0
+        before = 1.0 if kind == "former" and index < change else 0.0
+        evidence = said + common + hint + 0.5 * before
+        row = [said, common, min(common, 3.0), hint, before, float(turn.role == "user"),
+               float(is_request(turn)), float(len(words) >= 8), float(index in beside),
+               float(evidence >= 1.0)]  # fmt: skip
+        for cue in RUNNER_KINDS:
+            row += [said, common] if cue == kind else [0.0, 0.0]
+        out.append((index, row))
+    return out
+
+
 def likely[T: _Turn](
     query: str,
     turns: Sequence[T],
@@ -151,32 +212,23 @@ def likely[T: _Turn](
     gender: str | None = None,
     taken: Sequence[str] = (),
     first: bool = False,
+    avoid: Sequence[str] = (),
 ) -> list[T]:
-    """Up to MAX_REFERENT_TURNS - len(taken) turns the cue could also mean, best first.
-    ``first``: the cue asks for the earliest ("the first option"), so earlier turns lead."""
+    """The MAX_REFERENT_TURNS - len(taken) turns the cue could also mean, best first (by
+    RUNNER_WEIGHTS, then recency). ``first``: the cue asks for the earliest ("the first
+    option"), so earlier turns lead among near-equals; ``avoid``: turns the cue rules out, last."""
     room = MAX_REFERENT_TURNS - len(taken)
     if room <= 0 or not turns:
         return []
-    wanted = content(query)
-    prior = _prior(kind, gender, is_request, bool(_ASKS_SAID.search(query)))
-    looks = hinted(query)
+    weights = [RUNNER_WEIGHTS[name] for name in RUNNER_FEATURES]
     n = len(turns)
-    # "the previous colour": what was so before the latest change
-    change = max((i for i, t in enumerate(turns) if _CHANGE.search(t.text)), default=-1)
     scored = []
-    for index, turn in enumerate(turns):
-        if turn.key in taken:
-            continue
-        words = content(turn.text)
-        evidence = prior(turn, words) + shared(wanted, words)
-        evidence += 1.0 if any(look.search(turn.text) for look in looks) else 0.0
-        evidence += 0.5 if kind == "former" and index < change else 0.0
-        if evidence < 1.0:
-            continue
+    for index, row in runner_features(query, turns, kind, is_request=is_request, gender=gender, taken=taken):  # fmt: skip
         place = (n - index) / n if first else (index + 1) / n
-        scored.append((evidence + 0.3 * place, index, turn))
+        score = sum(w * x for w, x in zip(weights, row, strict=True)) + RECENCY * place
+        scored.append((score - (AVOIDED if turns[index].key in avoid else 0.0), index))
     scored.sort(key=lambda s: (-s[0], -s[1]))
-    return [turn for _, _, turn in scored[:room]]
+    return [turns[index] for _, index in scored[:room]]
 
 
 def hinted(query: str) -> list[re.Pattern[str]]:

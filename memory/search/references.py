@@ -86,6 +86,7 @@ class Resolution:
     turns: list[TurnView] = field(default_factory=list)  # the referents, most important first
     fact_keys: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)  # what to add to the query for search
+    not_meant: list[str] = field(default_factory=list)  # turns the cue rules out ("the other")
 
 
 def _kind_noun(turns: list[TurnView], focus: int) -> str | None:
@@ -124,7 +125,14 @@ def _other(turns: list[TurnView], noun: str) -> Resolution:
     if focus is not None:
         found = [turns[focus], *found]
     words = sorted(keywords(turns[other].text))[:12]
-    return Resolution("other", found, words=words)
+    # What was said about "this" one (more like it than like the other) the cue rules out; a
+    # request about it (and its answer) stays: "do that again for the other" repeats it.
+    theirs = keywords(turns[other].text) - {noun, singular(noun)}
+    asked = {i + d for i, t in enumerate(turns) if is_request(t) for d in (0, 1)}
+    mentioned = [i for i in naming if i not in (other, this) and i not in asked]
+    ruled_out = [turns[i].key for i in mentioned
+                 if len(keywords(turns[i].text) & mine) > len(keywords(turns[i].text) & theirs)]  # fmt: skip
+    return Resolution("other", found, words=words, not_meant=ruled_out)
 
 
 def _offers(turns: list[TurnView]) -> list[int]:
@@ -266,7 +274,7 @@ def references_resolve(
         first = bool(re.search(r"\b(first|original|very start|start|initial)\b", query, re.I))
         runners = likely(
             query, among, resolution.kind, is_request=is_request, gender=gender,
-            taken=[t.key for t in resolution.turns], first=first,
+            taken=[t.key for t in resolution.turns], first=first, avoid=resolution.not_meant,
         )  # fmt: skip
         if resolution.kind in ("last_time", "same"):
             runners = _as_exchanges(runners, among, len(resolution.turns))

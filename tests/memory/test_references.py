@@ -652,3 +652,28 @@ def test_a_relative_that_and_an_opening_first_are_no_cues_of_their_own() -> None
         "yeah but first would they even be allowed in the spa", _turns(lines)
     )
     assert found.kind == "pronoun"
+
+
+# Runners-up by weight (ADR 0010, "runners-up by weight"): fitted on the read sets.
+
+
+def test_the_runner_weights_cover_every_feature() -> None:
+    from memory.search.reference_candidates import RUNNER_FEATURES, RUNNER_WEIGHTS
+
+    assert list(RUNNER_WEIGHTS) == list(RUNNER_FEATURES)
+
+
+def test_a_request_said_at_length_outranks_small_talk_as_a_runner_up() -> None:
+    chat = ["ha, busy week", "I bet!", "the weather is awful", "Grim, isn't it?", "anyway",
+            "Sure.", "can you check the boiler date", "Next service is 4 March.", "ok",
+            "Anything else?", "my cat is ill", "Oh no, I hope she's better soon.", "thanks",
+            "Of course."]  # fmt: skip
+    lines = [
+        ("user", "Could you send the signed tenancy agreement for Flat 3 to my solicitor, "
+                 "Harriet Cole, at her office email?"),
+        ("assistant", "Sent: the signed agreement for Flat 3 to Harriet Cole at Cole & Dunn."),
+        *[("user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(chat)],
+    ]  # fmt: skip
+    keys = _keys("send that again to her but for Flat 5", lines)
+    assert keys[:2] == ["s:9", "s:10"]  # the rule: the latest request (the boiler)
+    assert "s:1" in keys  # the request at length, many turns back, among the runners-up
