@@ -245,7 +245,8 @@ def _anaphora_table() -> str:
             ("fresh_h (20 domains; blind for four runs, tuned on since)", "anaphora-fresh_h", "fresh_h"),
             ("fresh_i (20 domains; blind for two runs, tuned on since; referents nearer)", "anaphora-fresh_i", "fresh_i"),
             ("fresh_j (20 domains, a voice agent's calls; blind for two runs, tuned on since)", "anaphora-fresh_j", "fresh_j"),
-            ("**fresh_k (20 domains, chat with agents in apps; never read)**", "anaphora-fresh_k", "fresh_k")]  # fmt: skip
+            ("**fresh_k (20 domains, chat with agents in apps; never read)**", "anaphora-fresh_k", "fresh_k"),
+            ("**fresh_l (20 domains, messaging a business; never read)**", "anaphora-fresh_l", "fresh_l")]  # fmt: skip
     lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for label, name, split in sets:
@@ -256,12 +257,15 @@ def _anaphora_table() -> str:
 
 
 def _anaphora_kinds() -> str:
-    """The never-read set by kind of reference."""
-    recall = results("anaphora-fresh_k")["recall"]
-    lines = ["| kind | probes | Handover | search | recent turns |", "|---|---|---|---|---|"]
-    for kind, row in recall.items():
+    """The never-read sets by kind of reference."""
+    k, l_ = results("anaphora-fresh_k")["recall"], results("anaphora-fresh_l")["recall"]
+    lines = ["| kind | probes (k / l) | Handover, fresh_k | Handover, fresh_l | search, k / l |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for kind, row in k.items():
         if kind not in {"all", "fresh_k"}:
-            lines.append(f"| {kind} | {row['probes']} | {row['handover']:.3f} | {row['search']:.3f} | {row['recent']:.3f} |")  # fmt: skip
+            other = l_[kind]
+            lines.append(f"| {kind} | {row['probes']} / {other['probes']} | {row['handover']:.3f} | {other['handover']:.3f} | "
+                         f"{row['search']:.3f} / {other['search']:.3f} |")  # fmt: skip
     return "\n".join(lines)
 
 
