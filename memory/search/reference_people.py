@@ -52,7 +52,7 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
                         and not (position and tokens[position - 1][0].isupper()))  # fmt: skip
                 spoken = _spoken_name(tokens, position)
                 if spoken:  # "my partner jess": a lower-case name after a relation or title
-                    token = re.sub(r"'s$", "", token).capitalize()
+                    token = spoken
                 written = not ((position == 0 and not bare) or not token[0].isupper()
                                or token.isupper() or token in _NOT_NAMES)  # fmt: skip
                 if not (spoken or written) or token.lower() in participants:
@@ -81,20 +81,22 @@ def people(turns: Sequence[_Turn], participants: set[str]) -> list[tuple[int, st
     return out
 
 
-def _spoken_name(tokens: list[str], position: int) -> bool:
-    """A lower-case word named as a person: after a title ("mrs doyle") or a possessive and a
-    relation ("my partner jess"), and not a common word or a form of a verb."""
+def _spoken_name(tokens: list[str], position: int) -> str | None:
+    """The name a lower-case word gives a person ("Jess" for "my partner jess's"), when it
+    comes after a title ("mrs doyle") or a possessive and a relation, and is not a common word
+    or a form of a verb; else None."""
     token = tokens[position]
     if position == 0 or not token.islower():
-        return False
+        return None
     previous = tokens[position - 1].lower()
     if previous not in _SPOKEN_TITLES and not (
         previous in _RELATIONS and position > 1 and tokens[position - 2].lower() in _POSSESSIVES
     ):
-        return False
+        return None
     word = token[:-2] if token.endswith("'s") else token
-    return (word.isalpha() and len(word) >= 3 and word not in _COMMON
-            and not word.endswith(("ing", "ed", "ly")))  # fmt: skip
+    named = (word.isalpha() and len(word) >= 3 and word not in _COMMON
+             and not word.endswith(("ing", "ed", "ly")))  # fmt: skip
+    return word.capitalize() if named else None
 
 
 def named_before(query: str, end: int, participants: set[str], turns: Sequence[_Turn] = ()) -> bool:

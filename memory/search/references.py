@@ -124,15 +124,16 @@ def _other(turns: list[TurnView], noun: str) -> Resolution:
     found = with_neighbour(turns, other)
     if focus is not None:
         found = [turns[focus], *found]
-    words = sorted(keywords(turns[other].text))[:12]
+    said = keywords(turns[other].text)
     # What was said about "this" one (more like it than like the other) the cue rules out; a
     # request about it (and its answer) stays: "do that again for the other" repeats it.
-    theirs = keywords(turns[other].text) - {noun, singular(noun)}
+    theirs = said - {noun, singular(noun)}
     asked = {i + d for i, t in enumerate(turns) if is_request(t) for d in (0, 1)}
-    mentioned = [i for i in naming if i not in (other, this) and i not in asked]
-    ruled_out = [turns[i].key for i in mentioned
-                 if len(keywords(turns[i].text) & mine) > len(keywords(turns[i].text) & theirs)]  # fmt: skip
-    return Resolution("other", found, words=words, not_meant=ruled_out)
+    about = {
+        i: keywords(turns[i].text) for i in naming if i not in (other, this) and i not in asked
+    }
+    ruled_out = [turns[i].key for i, has in about.items() if len(has & mine) > len(has & theirs)]
+    return Resolution("other", found, words=sorted(said)[:12], not_meant=ruled_out)
 
 
 def _offers(turns: list[TurnView]) -> list[int]:
@@ -196,9 +197,9 @@ def _again(query: str, turns: list[TurnView]) -> Resolution:
     if chosen is None:
         return Resolution("again")
     named = matching(query, turns, is_request)
-    if named is None:
-        done = [i for i in range(len(turns) - 1) if is_request(turns[i]) and DONE.search(turns[i + 1].text)]  # fmt: skip
-        named = done[-1] if done else None
+    if named is None:  # the latest request its answer says was done
+        named = next((i for i in range(len(turns) - 2, -1, -1)
+                      if is_request(turns[i]) and DONE.search(turns[i + 1].text)), None)  # fmt: skip
     found = [*with_neighbour(turns, chosen), *(with_neighbour(turns, named) if named not in (None, chosen) else [])]  # fmt: skip
     return Resolution("again", found, words=sorted(keywords(turns[chosen].text))[:12])
 
