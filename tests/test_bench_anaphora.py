@@ -57,7 +57,7 @@ def test_the_runner_fit_runs_on_a_probe_file(tmp_path: Any, capsys: Any) -> None
     import json
 
     from bench.anaphora.fit import main
-    from memory.search.reference_candidates import RUNNER_FEATURES
+    from memory.search.reference_candidates import FACT_FEATURES, RUNNER_FEATURES
 
     talk = [("user", "Can you book the blue room for Friday at ten for our quarterly review meeting?"),
             ("assistant", "Booked: the blue room, Friday 10:00 to 12:00, with the projector and the coffee."),
@@ -69,10 +69,14 @@ def test_the_runner_fit_runs_on_a_probe_file(tmp_path: Any, capsys: Any) -> None
                     "probe": "do that again for the green room", "gold_turns": [{"session": "current", "index": 1}],
                     "gold_facts": [], "facts": []}  # fmt: skip
     other = dict(conversation, id="c2", gold_turns=[{"session": "current", "index": 4}])
-    for name, body in (("one", [conversation]), ("two", [other])):
+    facts = [{"key": "payment_card", "value": "Visa ending 2210"}, {"key": "home_branch", "value": "Canal Street"}]  # fmt: skip
+    usual = dict(conversation, id="c3", kind="usual", probe="put it on the card I normally use",
+                 gold_turns=[], gold_facts=["payment_card"], facts=facts)  # fmt: skip
+    for name, body in (("one", [conversation, usual]), ("two", [other, dict(usual, id="c4")])):
         (tmp_path / f"{name}.json").write_text(
             json.dumps({"fact_fields": [], "conversations": body})
         )
     assert main([str(tmp_path / "one.json"), str(tmp_path / "two.json")]) == 0
     out = capsys.readouterr().out
     assert "fitted without it" in out and all(f'"{name}"' in out for name in RUNNER_FEATURES)
+    assert "FACT_WEIGHTS, fitted on" in out and all(f'"{name}"' in out for name in FACT_FEATURES)

@@ -1,6 +1,6 @@
 """Fit the weights reference resolution ranks its runners-up by
-(``memory.search.reference_candidates.RUNNER_WEIGHTS``), and say how well they carry to a probe
-set they were not fitted on.
+(``memory.search.reference_candidates.RUNNER_WEIGHTS``) and the standing facts meant by "my
+usual X" (``FACT_WEIGHTS``), and say how well they carry to a probe set they were not fitted on.
 
     .venv/bin/python -m bench.anaphora.fit [FILE ...]
 
@@ -12,6 +12,14 @@ logistic regression (L2 1.0, features standardised) is fitted once per set left 
 on it, then once on all of them; those weights are printed per unit, in RUNNER_FEATURES' order,
 to paste into ``reference_candidates``. Recall here is the pure resolver's: the referent among
 its own turns and facts, no search (the service's figure comes from ``bench.anaphora``).
+
+The facts are fitted the same way on the probes whose referent is a fact, every fact of the
+probe a candidate (``fact_features``), labelled 1 when it is the one meant. A probe holds three
+or four facts, a user of the service many more: each probe is also scored with EXTRA more facts
+(those of the other conversations of its domain, then of the rest of its set, in an order
+seeded by its id), and the weights are fitted on the three sizes together. Printed: the share
+of meant facts among the MEANT_FACTS served, per set and size, by the served weights and by
+weights fitted without the set.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,8 +38,9 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 # The sets already read (their misses looked at while writing the rules); a blind set stays out.
-READ = ["probes", *(f"fresh_{x}" for x in "abcdefghij")]
+READ = ["probes", *(f"fresh_{x}" for x in "abcdefghijk")]
 L2 = 1.0
+EXTRA = (0, 10, 30)  # more facts per probe than its own, to fit and score the facts at
 
 
 def _cases(path: Path) -> Iterator[tuple[str, dict[str, Any], list[Any], list[Any]]]:
@@ -85,6 +95,45 @@ def _weights(weights: dict[str, float]) -> Iterator[None]:
         yield
 
 
+FactCase = tuple[str, int, list[str], list[list[float]], set[str]]  # set, extra, keys, rows, gold
+
+
+def _fact_cases(path: Path) -> Iterator[FactCase]:
+    """Every probe whose referent is a fact, at each size of EXTRA: its facts' keys and
+    features, and the keys meant."""
+    from memory.search.reference_candidates import fact_features
+    from memory.search.resolve import _similar
+
+    conversations = json.loads(path.read_text())["conversations"]
+    for name, c, turns, _ in _cases(path):
+        if not c["gold_facts"]:
+            continue
+        others = [f for o in conversations if o["id"] != c["id"] for f in o["facts"]]
+        random.Random(c["id"]).shuffle(others)
+        others.sort(key=lambda f: not any(f in o["facts"] for o in conversations if o["domain"] == c["domain"]))  # fmt: skip
+        for extra in EXTRA:
+            facts = {f["key"]: f["value"] for f in c["facts"]}
+            for f in others:
+                if len(facts) >= len(c["facts"]) + extra:
+                    break
+                facts.setdefault(f["key"], f["value"])
+            order = list(facts.items())
+            random.Random(f"{c['id']}:{extra}").shuffle(order)
+            rows = fact_features(c["probe"], turns, dict(order), _similar)
+            yield name, extra, [k for k, _ in rows], [r for _, r in rows], set(c["gold_facts"])
+
+
+def _facts_recall(cases: list[FactCase], weights: dict[str, float]) -> float:
+    from memory.search.reference_candidates import FACT_FEATURES, MEANT_FACTS
+
+    w = np.array([weights[name] for name in FACT_FEATURES])
+    scores = []
+    for _, _, keys, rows, gold in cases:
+        top = {keys[i] for i in np.argsort(-(np.array(rows) @ w), kind="stable")[:MEANT_FACTS]}
+        scores.append(len(gold & top) / len(gold))
+    return sum(scores) / len(scores) if scores else float("nan")
+
+
 def _fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-unit weights of an L2 logistic regression on standardised features (Newton)."""
     mean, scale = X.mean(0), X.std(0) + 1e-9
@@ -136,7 +185,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{held:10s} {len(mine):6d} {served:7.3f} {out:18.3f}")
     print("RUNNER_WEIGHTS, fitted on", ", ".join(names))
     print(json.dumps(fitted(names), indent=1))
+    _fit_facts(args.files)
     return 0
+
+
+def _fit_facts(files: list[Path]) -> None:
+    from memory.search.reference_candidates import FACT_FEATURES, FACT_WEIGHTS
+
+    cases = [case for path in files for case in _fact_cases(path)]
+    names = list(dict.fromkeys(case[0] for case in cases))
+    if not cases:
+        print("no probe points at a fact: FACT_WEIGHTS not fitted")
+        return
+
+    def fitted(keep: list[str]) -> dict[str, float]:
+        X = np.array([row for case in cases if case[0] in keep for row in case[3]])
+        y = np.array([float(k in case[4]) for case in cases if case[0] in keep for k in case[2]])
+        if not len(X) or y.min() == y.max():
+            return dict(FACT_WEIGHTS)  # nothing to fit without the set: the served weights
+        return dict(zip(FACT_FEATURES, (round(float(w), 3) for w in _fit(X, y)), strict=True))
+
+    print(f"facts meant among the {len(EXTRA)} sizes' first three: served / fitted without the set")
+    print(f"{'set':10s} {'probes':>6s} " + " ".join(f"{f'+{e} facts':>17s}" for e in EXTRA))
+    for held in names:
+        mine = [case for case in cases if case[0] == held]
+        without = fitted([n for n in names if n != held])
+        cells = [f"{_facts_recall([c for c in mine if c[1] == e], FACT_WEIGHTS):.3f} / "
+                 f"{_facts_recall([c for c in mine if c[1] == e], without):.3f}" for e in EXTRA]  # fmt: skip
+        print(
+            f"{held:10s} {len(mine) // len(EXTRA):6d} " + " ".join(f"{cell:>17s}" for cell in cells)
+        )
+    print("FACT_WEIGHTS, fitted on", ", ".join(names))
+    print(json.dumps(fitted(names), indent=1))
 
 
 if __name__ == "__main__":

@@ -26,9 +26,6 @@ _CUE_WORDS = frozenset(["other", "one", "ones", "previous", "earlier", "first", 
 _STANDING = re.compile(
     r"usual|regular|normal|preferred|default|favou?rite|go_to|home|standing", re.I
 )
-_CUE_KEYS = frozenset(
-    ["usual", "regular", "normal", "preferred", "default", "favourite", "favorite"]
-)
 _FACT_DROP = _CUE_WORDS - {"time", "last", "first"}  # "my usual time" names the fact
 OFFER = re.compile(r"\b(i'?d suggest|i suggest|i (?:can|could) (?:offer|do|book)|we (?:can|could) (?:offer|do)|how about|what about|option|alternatively|instead|available|i'?ve got|we'?ve got|we have|there'?s|you could|would you like|shall i|recommend|cheapest|package|slot|start with|free (?:on|at|next))\b|[£$€]\s?\d|\b\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b", re.I)  # fmt: skip
 _ANOTHER = re.compile(r"\b(also|another|second|there'?s|the rest|and then|alternative|instead)\b", re.I)  # fmt: skip
@@ -50,6 +47,7 @@ _HINTS = [
     (re.compile(r"\b(address|house|flat|home|street|postcode|building|office|premises)\b", re.I),
      re.compile(r"\b\d+[A-Za-z]? [A-Z][a-z]+ (?:Lane|Road|Street|Close|Avenue|Way|Drive|Row|Court|Place|Crescent|Gardens|Terrace|Hill|Park|Square|Grove|Mews|Rd|St)\b|\b[A-Z]{1,2}\d{1,2}[A-Z]? ?\d[A-Z]{2}\b")),
     (re.compile(r"\be-?mail\b", re.I), re.compile(r"@\w")),
+    (re.compile(r"\b(?:link|url|website|web ?page|page|site)\b", re.I), re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|co|org|net|io|app|dev|uk)\b/?", re.I)),
     (re.compile(r"\b(?:what|which|that|the) time\b", re.I), re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.I)),
 ]  # fmt: skip
 # Words too common to say which turn is meant ("the same as I had done for the basement").
@@ -157,13 +155,13 @@ RUNNER_FEATURES = (
 # Fitted by ``python -m bench.anaphora.fit`` (a logistic regression over every candidate turn of
 # the read probe sets, per unit of each feature; ADR 0010, "runners-up by weight").
 RUNNER_WEIGHTS = {
-    "prior": 0.725, "shared": 0.316, "shared_3": 0.328, "hint": 1.241, "before_change": 0.651,
-    "user": 0.017, "request": -0.576, "long": 2.263, "beside_referent": -0.193, "evidence": 0.073,
-    "again_prior": 2.02, "again_shared": 1.23, "that_prior": 0.894, "that_shared": 0.46,
-    "pronoun_prior": 0.478, "pronoun_shared": 0.496, "last_time_prior": 1.198,
-    "last_time_shared": -0.578, "same_prior": 0.898, "same_shared": -0.027, "other_prior": 0.391,
-    "other_shared": -0.068, "one_prior": 0.427, "one_shared": 0.636, "former_prior": 0.561,
-    "former_shared": -0.394, "previous_prior": 0.826, "previous_shared": 0.311,
+    "prior": 0.657, "shared": 0.241, "shared_3": 0.408, "hint": 0.972, "before_change": 0.623,
+    "user": 0.031, "request": -0.639, "long": 2.3, "beside_referent": -0.135, "evidence": 0.228,
+    "again_prior": 1.877, "again_shared": 1.161, "that_prior": 0.879, "that_shared": 0.158,
+    "pronoun_prior": 0.418, "pronoun_shared": 0.494, "last_time_prior": 1.164,
+    "last_time_shared": -0.357, "same_prior": 0.745, "same_shared": 0.147, "other_prior": 0.355,
+    "other_shared": -0.161, "one_prior": 0.344, "one_shared": 0.456, "former_prior": 0.557,
+    "former_shared": -0.437, "previous_prior": 0.645, "previous_shared": 0.183,
 }  # fmt: skip
 RECENCY = 0.3  # a later turn leads among near-equals (not fitted: the sets put referents far back)
 AVOIDED = 10.0  # a turn the cue rules out ("the other account" is not this one) comes last
@@ -261,35 +259,56 @@ def matching[T: _Turn](query: str, turns: Sequence[T], is_request: Callable[[T],
 
 Similar = Callable[[str, list[str]], list[float]]  # the query's likeness to each text, 0..1
 # Facts weighed by meaning at most (each is embedded once, then cached): a user with more has
-# standing preferences the words find first (ADR 0010, "two more blind sets").
+# them weighed by their words alone (ADR 0010, "two more blind sets").
 MEANING_FACTS = 50
+MEANT_FACTS = 3  # "my usual one": the facts it may be, best first
+# A standing fact's features for "my usual X" / "the way I always do": the query's words in its
+# key and in its value, the words of the exchange it answers (the last two turns) in them, a key
+# that says it is a habit, and its likeness in meaning to the query and to the query after the
+# last turn (each less the best fact's, so what counts is how far behind the best it is).
+FACT_FEATURES = ("names_key", "names_value", "context_names_key", "context_names_value", "standing", "meaning", "meaning_in_context")  # fmt: skip
+# Fitted by ``python -m bench.anaphora.fit`` (ADR 0010, "the usual by weight").
+FACT_WEIGHTS = {
+    "names_key": 1.905, "names_value": 0.517, "context_names_key": 1.125,
+    "context_names_value": 1.073, "standing": 1.297, "meaning": 13.872,
+    "meaning_in_context": 5.164,
+}  # fmt: skip
+
+
+def fact_features(
+    query: str, recent: Sequence[_Turn], facts: dict[str, str], similar: Similar | None = None
+) -> list[tuple[str, list[float]]]:
+    """(key, FACT_FEATURES' values) for every fact; the meaning features are 0 unless
+    ``similar`` is given and the user has at most MEANING_FACTS facts."""
+    said = content(query, _FACT_DROP)
+    around = set().union(*(content(t.text, _FACT_DROP) for t in recent[-2:])) if recent else set()
+    rows = []
+    for key, value in facts.items():
+        name = {_stem(p) for p in re.split(r"[_:\s]+", key.lower()) if len(p) > 2}
+        held = content(value)
+        rows.append((key, [float(min(shared(said, name), 2)), float(min(shared(said, held), 3)),
+                           float(min(shared(around, name), 2)), float(min(shared(around, held), 3)),
+                           float(bool(_STANDING.search(key))), 0.0, 0.0]))  # fmt: skip
+    if similar is not None and 0 < len(facts) <= MEANING_FACTS:
+        texts = [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()]
+        alone = similar(query, texts)
+        after = similar(f"{recent[-1].text} {query}" if recent else query, texts)
+        for (_, row), a, b in zip(rows, alone, after, strict=True):
+            row[5], row[6] = a - max(alone), b - max(after)
+    return rows
 
 
 def facts_meant(
     query: str, recent: Sequence[_Turn], facts: dict[str, str], similar: Similar | None = None
 ) -> list[str]:
-    """For "the card I normally use" / "the one I always go to": the facts the query or the
-    exchange it answers names (by key first, then value), best first, at most three. When no
-    word names any, ``similar`` is given and the user has at most MEANING_FACTS facts, the two
-    facts most like the query in meaning ("the one you normally charge": the payment method)."""
-    said = content(query, _FACT_DROP)
-    around = set().union(*(content(t.text, _FACT_DROP) for t in recent[-2:])) if recent else set()
-    scored = []
-    for key, value in facts.items():
-        name = {_stem(p) for p in re.split(r"[_:\s]+", key.lower()) if len(p) > 2}
-        held = content(value)
-        score = 3 * shared(said, name) + shared(said, held) + 2 * shared(around, name) + 0.5 * shared(around, held)  # fmt: skip
-        score += 3 * len(_CUE_KEYS & set(query.lower().split()) & set(key.lower().split("_")))
-        if _STANDING.search(key):
-            score += 3  # "where I always sit": usual_seats, though no word of it is said
-        if score > 0:
-            scored.append((score, key))
-    scored.sort(key=lambda s: -s[0])
-    found = [key for _, key in scored[:3]]
-    # No word of the query names a fact's key ("make sure the kitchen knows about my reaction
-    # thing" is the allergy): the facts most like it in meaning join what the words found.
-    if similar is not None and 0 < len(facts) <= MEANING_FACTS and (not scored or scored[0][0] < 3):
-        likeness = similar(query, [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()])  # fmt: skip
-        meant = [key for _, key in sorted(zip(likeness, facts, strict=True), reverse=True)]
-        found = list(dict.fromkeys([*found[:2], *meant[: 2 if not scored else 1], *found[2:]]))[:3]
-    return found
+    """For "the card I normally use" / "the one I always go to": the facts meant, best first, at
+    most MEANT_FACTS, ranked by FACT_WEIGHTS. Weighed by meaning (``similar`` given, at most
+    MEANING_FACTS facts) every fact may be meant ("make sure the kitchen knows about my reaction
+    thing" is the allergy); by words alone, only those a word names or whose key says habit."""
+    weights = [FACT_WEIGHTS[name] for name in FACT_FEATURES]
+    rows = fact_features(query, recent, facts, similar)
+    weighed = similar is not None and 0 < len(facts) <= MEANING_FACTS
+    scored = [(sum(w * x for w, x in zip(weights, row, strict=True)), -i, key)
+              for i, (key, row) in enumerate(rows) if weighed or any(row[:5])]  # fmt: skip
+    scored.sort(reverse=True)
+    return [key for _, _, key in scored[:MEANT_FACTS]]

@@ -322,7 +322,8 @@ def _rule(
     # "book that one the same as you just did": named by no word of its own, the latest request
     # ("the same one I'm always on" is a standing preference, below)
     copies = SAME.search(query) and not USUALLY.search(query)
-    repeat = (AGAIN.search(query) or copies) and not REMINDED.search(query)
+    # ("do what you did for Spotify": a copy, though a wh-word comes first)
+    repeat = (AGAIN.search(query) and not REMINDED.search(query)) or copies
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
         return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)

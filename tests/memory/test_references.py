@@ -677,3 +677,80 @@ def test_a_request_said_at_length_outranks_small_talk_as_a_runner_up() -> None:
     keys = _keys("send that again to her but for Flat 5", lines)
     assert keys[:2] == ["s:9", "s:10"]  # the rule: the latest request (the boiler)
     assert "s:1" in keys  # the request at length, many turns back, among the runners-up
+
+
+# The usual by weight, and the cues of an eighth round (ADR 0010, "the usual by weight").
+
+
+def test_the_fact_weights_cover_every_feature() -> None:
+    from memory.search.reference_candidates import FACT_FEATURES, FACT_WEIGHTS
+
+    assert list(FACT_WEIGHTS) == list(FACT_FEATURES)
+
+
+def test_the_fact_meant_by_meaning_outranks_a_key_that_only_says_habit() -> None:
+    # "preferred_contact" says habit by its key and shares no word with the query; the
+    # solicitors are meant, and only meaning says so
+    facts = {"preferred_contact": "text message", "conveyancing_firm": "Price & Lowe, ask for Ruth",
+             "mortgage_lender": "Coastal Building Society"}  # fmt: skip
+
+    def similar(query: str, texts: list[str]) -> list[float]:
+        return [0.7 if t.startswith("conveyancing") else 0.2 for t in texts]
+
+    found = references_resolve("get the solicitors we always use onto the searches", [], facts=facts, similar=similar)  # fmt: skip
+    assert found.kind == "usual" and found.fact_keys[0] == "conveyancing_firm"
+
+
+def test_the_thing_i_always_use_is_a_standing_preference() -> None:
+    lines = [("user", "I need to send the invite for Thursday's review."),
+             ("assistant", "Sure: Thursday 14:00, six people. Shall I add a video link?")]  # fmt: skip
+    facts = {"video_app": "Whereby, room acme-ops", "sign_off": "Best, Lina"}
+    for query in ("add a link, the one I always use", "stick it where we normally hold these"):
+        found = references_resolve(query, _turns(lines), facts=facts)
+        assert found.kind == "usual" and found.fact_keys, query
+
+
+def test_same_for_another_thing_repeats_the_first_request() -> None:
+    lines = [("user", "set the hall thermostat to 19 degrees from 6am"),
+             ("assistant", "Hall thermostat: 19 °C from 06:00, daily."),
+             ("user", "what's the forecast"), ("assistant", "Rain after 3pm, 11 °C."),
+             ("user", "ugh ok"), ("assistant", "Anything else?")]  # fmt: skip
+    for query in ("same for the landing pls", "run the same schedule over the kids' rooms",
+                  "ok do what you did for the hall with the study", "now set the study up the same way"):  # fmt: skip
+        assert _keys(query, lines)[:2] == ["s:1", "s:2"], query
+
+
+def test_put_it_back_is_a_former_state_and_just_before_is_previous() -> None:
+    assert references_resolve("put it back where it was please", []).kind == "former"
+    assert references_resolve("swap to the one I had before I upgraded it", []).kind == "former"
+    lines = [("user", "which plans are there?"),
+             ("assistant", "Basic at £8, Plus at £12, Pro at £20."), ("user", "Plus then"),
+             ("assistant", "Plus at £12, switched.")]  # fmt: skip
+    assert references_resolve("hmm, the one just before it", _turns(lines)).kind == "previous"
+
+
+def test_the_place_where_is_one_of_the_things_offered() -> None:
+    lines = [("user", "find me somewhere to stay in Porto, 2 nights"),
+             ("assistant", "Three that fit: 1. Casa Ribeira, by the river, €140; 2. Hotel Sé, "
+                           "rooftop terrace with views of the old town, €165; 3. Bolhão Rooms, €95."),
+             ("user", "what's the weather like"), ("assistant", "Sunny, 24 °C.")]  # fmt: skip
+    found = references_resolve("book the place where you can sit out on the roof", _turns(lines))
+    assert found.kind == "one" and "s:2" in [t.key for t in found.turns]
+
+
+def test_that_link_brings_the_turn_with_an_address_on_the_web() -> None:
+    lines = [("user", "set up a page people can book me through"),
+             ("assistant", "Done: https://book.example.app/lina/intro, 30-minute slots."),
+             *[("user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(
+                 ["invite Raj to the Monday planning session with the design team",
+                  "Invited Raj Patel to Monday's planning session, 10:00 to 11:00, room 4B.",
+                  "and Sue Chen to the Tuesday budget review with finance",
+                  "Invited Sue Chen to Tuesday's budget review, 11:00 to 12:30, room 2A.",
+                  "move Raj's planning session to eleven and tell the design team",
+                  "Moved Monday's planning session to 11:00 and told the design team.",
+                  "book a desk for Thursday near the window on the third floor",
+                  "Booked desk 3.14 by the window for Thursday, 09:00 to 17:30.",
+                  "order lunch for the Tuesday review, eight people, two vegetarian",
+                  "Ordered lunch for eight for Tuesday 12:30, two vegetarian, from Leon."])]]  # fmt: skip
+    for query in ("remind me of the url again", "whats the link again"):  # reminded: a guess
+        assert "s:2" in _keys(query, lines), query
