@@ -80,3 +80,20 @@ def test_the_runner_fit_runs_on_a_probe_file(tmp_path: Any, capsys: Any) -> None
     out = capsys.readouterr().out
     assert "fitted without it" in out and all(f'"{name}"' in out for name in RUNNER_FEATURES)
     assert "FACT_WEIGHTS, fitted on" in out and all(f'"{name}"' in out for name in FACT_FEATURES)
+
+
+def test_the_detection_benchmark_scores_lines_by_the_kind_of_rule(
+    tmp_path: Any, capsys: Any
+) -> None:
+    import json
+
+    from bench.anaphora.detect import score
+
+    lines = [{"text": "do that again for the green room", "kind": "again", "style": "casual"},
+             {"text": "what about the other one", "kind": "other", "style": "casual"},
+             {"text": "what about the other one", "kind": "previous", "style": "casual"},
+             {"text": "what's the weather in Leeds", "kind": "none", "style": "casual"}]  # fmt: skip
+    (tmp_path / "d.json").write_text(json.dumps({"turns": lines}))
+    result = score(tmp_path / "d.json")
+    assert (result["right_kind"], result["references"]) == (2, 3)  # "the other one" is no previous
+    assert (result["none_left_alone"], result["none"]) == (1, 1)

@@ -116,6 +116,7 @@ def named_before(query: str, end: int, participants: set[str], turns: Sequence[_
                 and not w.isupper()
                 and "'" not in w
                 and w not in _NOT_NAMES
+                and w.removesuffix("s") not in _NOT_NAMES  # "Wednesdays"
             ):
                 said.add(w.lower())
     if not said or not turns:

@@ -51,6 +51,7 @@ from memory.search.reference_cues import (
     BIT,
     DEMONSTRATIVE,
     DESCRIBED,
+    DESCRIBED_SOFT,
     FORMER_THING,
     LAST_TIME,
     MORE,
@@ -58,6 +59,8 @@ from memory.search.reference_cues import (
     OTHER,
     PREVIOUS,
     PRONOUN,
+    QUESTION,
+    RECURS,
     REMINDED,
     SAME,
     THAT,
@@ -323,7 +326,9 @@ def _rule(
     # ("the same one I'm always on" is a standing preference, below)
     copies = SAME.search(query) and not USUALLY.search(query)
     # ("do what you did for Spotify": a copy, though a wh-word comes first)
-    repeat = (AGAIN.search(query) and not REMINDED.search(query)) or copies
+    repeat = (
+        AGAIN.search(query) and not REMINDED.search(query) and not RECURS.search(query)
+    ) or copies
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
         return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)
@@ -349,11 +354,13 @@ def _rule(
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
     they = THEY.search(query)
     they = they if they and not named_before(query, they.start(), participants, turns) else None
-    if AGAIN.search(query) and not they:  # reminded ("what was the time again?"): a guess
+    if (
+        AGAIN.search(query) and not they and not RECURS.search(query)
+    ):  # reminded ("what was the time again?"): a guess
         return _again(query, turns), turns, None
     if BIT.search(query):
         return Resolution("that"), turns, None
-    if DESCRIBED.search(query):
+    if DESCRIBED.search(query) or (DESCRIBED_SOFT.search(query) and not QUESTION.search(query)):
         return Resolution("one"), turns, None
     if DEMONSTRATIVE.search(query):
         said = latest(turns, lambda t: t.role == "assistant" and substantive(t))
