@@ -245,8 +245,10 @@ def _anaphora_table() -> str:
             ("fresh_h (20 domains; blind for four runs, tuned on since)", "anaphora-fresh_h", "fresh_h"),
             ("fresh_i (20 domains; blind for two runs, tuned on since; referents nearer)", "anaphora-fresh_i", "fresh_i"),
             ("fresh_j (20 domains, a voice agent's calls; blind for two runs, tuned on since)", "anaphora-fresh_j", "fresh_j"),
-            ("**fresh_k (20 domains, chat with agents in apps; never read)**", "anaphora-fresh_k", "fresh_k"),
-            ("**fresh_l (20 domains, messaging a business; never read)**", "anaphora-fresh_l", "fresh_l")]  # fmt: skip
+            ("fresh_k (20 domains, chat with agents in apps; blind for three runs, tuned on since)", "anaphora-fresh_k", "fresh_k"),
+            ("**fresh_l (20 domains, messaging a business; never read)**", "anaphora-fresh_l", "fresh_l"),
+            ("**fresh_m (20 domains, professionals' work assistants; never read)**", "anaphora-fresh_m", "fresh_m"),
+            ("**fresh_n (20 domains, a phone assistant, non-native English; never read)**", "anaphora-fresh_n", "fresh_n")]  # fmt: skip
     lines = ["| probe set | probes | Handover | in the context at all | search | recent turns |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for label, name, split in sets:
@@ -258,20 +260,45 @@ def _anaphora_table() -> str:
 
 def _anaphora_kinds() -> str:
     """The never-read sets by kind of reference."""
-    k, l_ = results("anaphora-fresh_k")["recall"], results("anaphora-fresh_l")["recall"]
-    lines = ["| kind | probes (k / l) | Handover, fresh_k | Handover, fresh_l | search, k / l |",
-             "|---|---|---|---|---|"]  # fmt: skip
-    for kind, row in k.items():
-        if kind not in {"all", "fresh_k"}:
-            other = l_[kind]
-            lines.append(f"| {kind} | {row['probes']} / {other['probes']} | {row['handover']:.3f} | {other['handover']:.3f} | "
-                         f"{row['search']:.3f} / {other['search']:.3f} |")  # fmt: skip
+    names = ["fresh_l", "fresh_m", "fresh_n"]
+    runs = [results(f"anaphora-{name}")["recall"] for name in names]
+    lines = [
+        "| kind | probes (l / m / n) | Handover, l / m / n | search, l / m / n |",
+        "|---|---|---|---|",
+    ]
+    for kind in runs[0]:
+        if kind == "all" or kind.startswith("fresh_"):
+            continue
+        cells = [run[kind] for run in runs]
+        probes = " / ".join(str(c["probes"]) for c in cells)
+        handover = " / ".join(f"{c['handover']:.3f}" for c in cells)
+        search = " / ".join(f"{c['search']:.3f}" for c in cells)
+        lines.append(f"| {kind} | {probes} | {handover} | {search} |")
+    return "\n".join(lines)
+
+
+def _anaphora_detect() -> str:
+    """Which rule each hand-written line reaches (`python -m bench.anaphora.detect`)."""
+    found = results("anaphora-detect")
+    kinds = list(found["detect_a"]["per_kind"])
+    lines = ["| kind | " + " | ".join(f"{name} ({'read' if name == 'detect_a' else 'blind'})" for name in found) + " |",
+             "|---" * (len(found) + 1) + "|"]  # fmt: skip
+    for kind in kinds:
+        cells = [
+            f"{run['per_kind'][kind]['right']} / {run['per_kind'][kind]['lines']}"
+            for run in found.values()
+        ]
+        label = "none (left alone)" if kind == "none" else kind
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("| **all references, right kind** | " + " | ".join(
+        f"**{run['right_kind']} / {run['references']}**" for run in found.values()) + " |")  # fmt: skip
     return "\n".join(lines)
 
 
 BLOCKS: dict[str, Callable[[], str]] = {
     "anaphora-table": _anaphora_table,
     "anaphora-kinds": _anaphora_kinds,
+    "anaphora-detect": _anaphora_detect,
     "scenarios-table": _scenarios_table,
     "extraction-table": _extraction_table,
     "locomo-table": _locomo_table,

@@ -161,10 +161,12 @@ def ask(
         anywhere |= {
             g for g in gold if g.startswith("fact:") and g in _covered(packed["retrieved"])
         }
+        # a fact in the document reads "- payment_card: …" (the key as stored)
         anywhere |= {
             g
             for g in gold
-            if g.startswith("fact:") and f"- {g[5:].replace('_', ' ')}:" in packed["context"]
+            if g.startswith("fact:")
+            and any(f"- {key}:" in packed["context"] for key in (g[5:], g[5:].replace("_", " ")))
         }
         rows.append({
             "id": conversation["id"], "split": conversation["split"], "kind": conversation["kind"],
