@@ -264,14 +264,13 @@ MEANING_FACTS = 50
 MEANT_FACTS = 3  # "my usual one": the facts it may be, best first
 # A standing fact's features for "my usual X" / "the way I always do": the query's words in its
 # key and in its value, the words of the exchange it answers (the last two turns) in them, a key
-# that says it is a habit, and its likeness in meaning to the query and to the query after the
-# last turn (each less the best fact's, so what counts is how far behind the best it is).
-FACT_FEATURES = ("names_key", "names_value", "context_names_key", "context_names_value", "standing", "meaning", "meaning_in_context")  # fmt: skip
+# that says it is a habit, and its likeness in meaning to the query (less the best fact's, so
+# what counts is how far behind the best it is).
+FACT_FEATURES = ("names_key", "names_value", "context_names_key", "context_names_value", "standing", "meaning")  # fmt: skip
 # Fitted by ``python -m bench.anaphora.fit`` (ADR 0010, "the usual by weight").
 FACT_WEIGHTS = {
-    "names_key": 1.905, "names_value": 0.517, "context_names_key": 1.125,
-    "context_names_value": 1.073, "standing": 1.297, "meaning": 13.872,
-    "meaning_in_context": 5.164,
+    "names_key": 2.059, "names_value": 0.594, "context_names_key": 1.378,
+    "context_names_value": 1.25, "standing": 1.259, "meaning": 17.318,
 }  # fmt: skip
 
 
@@ -288,13 +287,12 @@ def fact_features(
         held = content(value)
         rows.append((key, [float(min(shared(said, name), 2)), float(min(shared(said, held), 3)),
                            float(min(shared(around, name), 2)), float(min(shared(around, held), 3)),
-                           float(bool(_STANDING.search(key))), 0.0, 0.0]))  # fmt: skip
+                           float(bool(_STANDING.search(key))), 0.0]))  # fmt: skip
     if similar is not None and 0 < len(facts) <= MEANING_FACTS:
         texts = [f"{key.replace('_', ' ')}: {value}" for key, value in facts.items()]
-        alone = similar(query, texts)
-        after = similar(f"{recent[-1].text} {query}" if recent else query, texts)
-        for (_, row), a, b in zip(rows, alone, after, strict=True):
-            row[5], row[6] = a - max(alone), b - max(after)
+        likeness = similar(query, texts)
+        for (_, row), like in zip(rows, likeness, strict=True):
+            row[5] = like - max(likeness)
     return rows
 
 

@@ -14,14 +14,16 @@ and picks that turn:
   that so…*: the statement just made (and, among the runners-up, those before it);
 - *again / once more / redo / send another*: the user's latest request (in the previous
   session when this one has none), and the one the query's words name, else the latest one
-  done; "what was it again?" asks to be reminded, and is not this cue;
+  done; "what was it again?" asks to be reminded, and is not this cue, nor is "forgot my pin
+  again" (it recurs);
 - *he / she / they*: the person last named with that pronoun (a kinship word, a title, the
   first pronoun after the name) and the turns naming them; a pronoun after a name the query
   itself says ("Melanie … her family") is that name's, and no cue;
 - *same as last time / like we did for… / the way we did the piano*: the user's request in
   their previous session (by the query's words, when they name one);
 - *my usual X / the card I normally use*: the facts the query or the exchange it answers names;
-- *the cheaper one / the one with the balcony*: one of the things offered.
+- *the cheaper one / the one with the balcony / cheapest pls*: one of the things offered (a
+  choice by its description, never in a question: "Why did she choose the agency?").
 
 After the rule's referent, the other turns the cue could mean (``reference_candidates.likely``),
 up to six referent turns in all: on blind probe sets the first rules, alone, put the referent in
@@ -354,9 +356,8 @@ def _rule(
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
     they = THEY.search(query)
     they = they if they and not named_before(query, they.start(), participants, turns) else None
-    if (
-        AGAIN.search(query) and not they and not RECURS.search(query)
-    ):  # reminded ("what was the time again?"): a guess
+    # reminded ("what was the time again?"): a guess; "forgot my pin again" asks for nothing
+    if AGAIN.search(query) and not they and not RECURS.search(query):
         return _again(query, turns), turns, None
     if BIT.search(query):
         return Resolution("that"), turns, None
