@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
-    from memory.search.reference_candidates import RUNNER_FEATURES
+    from memory.search.reference_candidates import RUNNER_FEATURES, RUNNER_WEIGHTS
 
     cases = [case for path in args.files for case in _cases(path)]
     rows: dict[str, tuple[list[list[float]], list[float]]] = {}
@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     def fitted(names: list[str]) -> dict[str, float]:
         X = np.array([x for n in names for x in rows[n][0]])
         y = np.array([v for n in names for v in rows[n][1]])
+        if not len(X) or y.min() == y.max():
+            return dict(RUNNER_WEIGHTS)  # nothing to fit without the set: the served weights
         return dict(zip(RUNNER_FEATURES, (round(float(w), 3) for w in _fit(X, y)), strict=True))
 
     names = list(rows)
@@ -190,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fit_facts(files: list[Path]) -> None:
-    from memory.search.reference_candidates import FACT_FEATURES, FACT_WEIGHTS
+    from memory.search.reference_candidates import FACT_FEATURES, FACT_WEIGHTS, MEANT_FACTS
 
     cases = [case for path in files for case in _fact_cases(path)]
     names = list(dict.fromkeys(case[0] for case in cases))
@@ -205,7 +207,9 @@ def _fit_facts(files: list[Path]) -> None:
             return dict(FACT_WEIGHTS)  # nothing to fit without the set: the served weights
         return dict(zip(FACT_FEATURES, (round(float(w), 3) for w in _fit(X, y)), strict=True))
 
-    print(f"facts meant among the {len(EXTRA)} sizes' first three: served / fitted without the set")
+    print(
+        f"facts meant among the {MEANT_FACTS} served, per size: served weights / fitted without the set"
+    )
     print(f"{'set':10s} {'probes':>6s} " + " ".join(f"{f'+{e} facts':>17s}" for e in EXTRA))
     for held in names:
         mine = [case for case in cases if case[0] == held]

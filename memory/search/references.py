@@ -21,7 +21,8 @@ and picks that turn:
   itself says ("Melanie … her family") is that name's, and no cue;
 - *same as last time / like we did for… / the way we did the piano*: the user's request in
   their previous session (by the query's words, when they name one);
-- *my usual X / the card I normally use*: the facts the query or the exchange it answers names;
+- *my usual X / the card I normally use*: the standing facts it may mean, by their words and
+  their meaning (``reference_candidates.facts_meant``);
 - *the cheaper one / the one with the balcony / cheapest pls*: one of the things offered (a
   choice by its description, never in a question: "Why did she choose the agency?").
 
@@ -62,13 +63,13 @@ from memory.search.reference_cues import (
     PREVIOUS,
     PRONOUN,
     QUESTION,
-    RECURS,
     REMINDED,
     SAME,
     THAT,
     THEY,
     USUAL,
     USUALLY,
+    recurs,
 )
 from memory.search.reference_people import gender_of, named_before, named_in, people
 from memory.search.reference_turns import (
@@ -176,7 +177,7 @@ def _previous(turns: list[TurnView], cue: str) -> Resolution:
     if not series:
         return Resolution("previous")
     nth = {"second": 1, "third": 2}.get(cue.lower(), 0)
-    if cue.lower() in {"second", "third"} or cue.lower().startswith(("first", "origin", "initial", "start", "begin")):  # fmt: skip
+    if cue.lower() in {"second", "third"} or cue.lower().startswith(("first", "1st", "origin", "initial", "start", "begin")):  # fmt: skip
         chosen = series[min(nth, len(series) - 1)]
     else:
         chosen = series[-2] if len(series) > 1 else series[0]
@@ -277,7 +278,7 @@ def references_resolve(
     resolution, among, gender = _rule(query, turns, history, facts or {}, participants, similar)
     resolution.turns = list({t.key: t for t in resolution.turns}.values())  # once each, in order
     if resolution.kind and resolution.kind != "usual":
-        first = bool(re.search(r"\b(first|original|very start|start|initial)\b", query, re.I))
+        first = bool(re.search(r"\b(first|1st|original|very start|start|initial)\b", query, re.I))
         runners = likely(
             query, among, resolution.kind, is_request=is_request, gender=gender,
             taken=[t.key for t in resolution.turns], first=first, avoid=resolution.not_meant,
@@ -327,10 +328,10 @@ def _rule(
     # "book that one the same as you just did": named by no word of its own, the latest request
     # ("the same one I'm always on" is a standing preference, below)
     copies = SAME.search(query) and not USUALLY.search(query)
-    # ("do what you did for Spotify": a copy, though a wh-word comes first)
-    repeat = (
-        AGAIN.search(query) and not REMINDED.search(query) and not RECURS.search(query)
-    ) or copies
+    # "which friend has the same birthday as me?" asks; "ok do what you did for Spotify" copies
+    if copies and REMINDED.search(query) and not re.search(r"\b(?:what|the way|how) (?:we|you|u) did\b", query, re.I):  # fmt: skip
+        copies = None
+    repeat = (AGAIN.search(query) and not REMINDED.search(query) and not recurs(query)) or copies
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
         return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)
@@ -357,7 +358,7 @@ def _rule(
     they = THEY.search(query)
     they = they if they and not named_before(query, they.start(), participants, turns) else None
     # reminded ("what was the time again?"): a guess; "forgot my pin again" asks for nothing
-    if AGAIN.search(query) and not they and not RECURS.search(query):
+    if AGAIN.search(query) and not they and not recurs(query):
         return _again(query, turns), turns, None
     if BIT.search(query):
         return Resolution("that"), turns, None
