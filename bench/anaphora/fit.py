@@ -110,7 +110,8 @@ def _fact_cases(path: Path) -> Iterator[FactCase]:
             continue
         others = [f for o in conversations if o["id"] != c["id"] for f in o["facts"]]
         random.Random(c["id"]).shuffle(others)
-        others.sort(key=lambda f: not any(f in o["facts"] for o in conversations if o["domain"] == c["domain"]))  # fmt: skip
+        domain = [f for o in conversations if o["domain"] == c["domain"] for f in o["facts"]]
+        others.sort(key=lambda f: f not in domain)  # the domain's own facts first
         for extra in EXTRA:
             facts = {f["key"]: f["value"] for f in c["facts"]}
             for f in others:
@@ -147,6 +148,14 @@ def _fit(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.asarray(w[:-1] / scale)
 
 
+def _fitted(X: np.ndarray, y: np.ndarray, features: tuple[str, ...], served: dict[str, float]) -> dict[str, float]:  # fmt: skip
+    """The weights per feature, rounded to paste; the served ones when there is nothing to fit
+    (no candidates, or one label only: a set left out that was the only one)."""
+    if not len(X) or y.min() == y.max():
+        return dict(served)
+    return dict(zip(features, (round(float(w), 3) for w in _fit(X, y)), strict=True))
+
+
 def _recall(cases: list[tuple[str, dict[str, Any], list[Any], list[Any]]]) -> float:
     scores = [len(_gold(c) & _resolve(c, t, p)) / len(_gold(c)) for _, c, t, p in cases]
     return sum(scores) / len(scores)
@@ -173,9 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     def fitted(names: list[str]) -> dict[str, float]:
         X = np.array([x for n in names for x in rows[n][0]])
         y = np.array([v for n in names for v in rows[n][1]])
-        if not len(X) or y.min() == y.max():
-            return dict(RUNNER_WEIGHTS)  # nothing to fit without the set: the served weights
-        return dict(zip(RUNNER_FEATURES, (round(float(w), 3) for w in _fit(X, y)), strict=True))
+        return _fitted(X, y, RUNNER_FEATURES, RUNNER_WEIGHTS)
 
     names = list(rows)
     print(f"{'set':10s} {'probes':>6s} {'served':>7s} {'fitted without it':>18s}")
@@ -203,9 +210,7 @@ def _fit_facts(files: list[Path]) -> None:
     def fitted(keep: list[str]) -> dict[str, float]:
         X = np.array([row for case in cases if case[0] in keep for row in case[3]])
         y = np.array([float(k in case[4]) for case in cases if case[0] in keep for k in case[2]])
-        if not len(X) or y.min() == y.max():
-            return dict(FACT_WEIGHTS)  # nothing to fit without the set: the served weights
-        return dict(zip(FACT_FEATURES, (round(float(w), 3) for w in _fit(X, y)), strict=True))
+        return _fitted(X, y, FACT_FEATURES, FACT_WEIGHTS)
 
     print(
         f"facts meant among the {MEANT_FACTS} served, per size: served weights / fitted without the set"

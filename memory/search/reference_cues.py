@@ -66,6 +66,8 @@ QUESTION = re.compile(
 # the piano": a thing asked
 # for before, in this session or the last, named by its own words.
 SAME = re.compile(r"\b(?:that|those|these|this) same\b|\b(?:the way|like|how) (?:we|you|u) (?:did|had) (?:it|them|that)? ?for\b|\b(?:the way|what|like) (?:we|you|u) did\b|\bsame (?:sort|kind|type) of \w+|\bsame (?!as\b|like\b|again\b|time\b|day\b|thing\b|here\b|way\b|old\b|to\b)[a-z]+ (?:for|but|on|at|next|this|tomorrow|too|please)\b|\bthe same (?:as|like|for|\w+ (?:as|i|we|you|that))\b|\bsame (?:[a-z]+ ){0,4}(?:as|like)\b|\bsame (?:for|with|on|over)\b|\bthe same (?!time\b|day\b|page\b|boat\b|way\b|place\b)(?:[a-z-]+ ){1,2}(?:over|for|on|with|to|you|we)\b|\b(?:the|that) same way\b|\bidentical(?:ly)?\b(?!\?|$)", re.I)  # fmt: skip
+# "ok do what you did for Spotify": a copy, though a wh-word comes first
+COPIED = re.compile(r"\b(?:what|the way|how) (?:we|you|u) did\b", re.I)
 # "the bit about a million being tax free", "put that in writing": something said, by its words.
 BIT = re.compile(r"\b(?:the|that) (?:bit|part) (?:about|where|with|on)\b|\bwhat (?:you|u) said about\b|\b(?:put|get|have|send|write|text|email) (?:me )?(?:that|this) (?:in|down|over|to|as)\b", re.I)  # fmt: skip
 # "send another one", "redo that sum", "do the search agian", "can you check the september one

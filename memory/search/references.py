@@ -52,6 +52,7 @@ from memory.search.reference_candidates import (
 from memory.search.reference_cues import (
     AGAIN,
     BIT,
+    COPIED,
     DEMONSTRATIVE,
     DESCRIBED,
     DESCRIBED_SOFT,
@@ -329,9 +330,10 @@ def _rule(
     # ("the same one I'm always on" is a standing preference, below)
     copies = SAME.search(query) and not USUALLY.search(query)
     # "which friend has the same birthday as me?" asks; "ok do what you did for Spotify" copies
-    if copies and REMINDED.search(query) and not re.search(r"\b(?:what|the way|how) (?:we|you|u) did\b", query, re.I):  # fmt: skip
+    if copies and REMINDED.search(query) and not COPIED.search(query):
         copies = None
-    repeat = (AGAIN.search(query) and not REMINDED.search(query) and not recurs(query)) or copies
+    asks_again = bool(AGAIN.search(query)) and not recurs(query)  # not "forgot my pin again"
+    repeat = (asks_again and not REMINDED.search(query)) or copies
     if FORMER_THING.search(query) and not repeat:  # "my previous teacher": a former state
         return Resolution("former"), [*history, *turns], None
     pronoun = PRONOUN.search(query)
@@ -357,8 +359,7 @@ def _rule(
         return _pronoun(turns, match.group(1), participants, named_in(query, match.end())), turns, gender_of(match.group(1))  # fmt: skip
     they = THEY.search(query)
     they = they if they and not named_before(query, they.start(), participants, turns) else None
-    # reminded ("what was the time again?"): a guess; "forgot my pin again" asks for nothing
-    if AGAIN.search(query) and not they and not recurs(query):
+    if asks_again and not they:  # reminded ("what was the time again?"): a guess
         return _again(query, turns), turns, None
     if BIT.search(query):
         return Resolution("that"), turns, None
